@@ -1,0 +1,235 @@
+// Package emitter turns the structure recognised by package fsm into the
+// events of the toolsieve contract: text, reasoning, tool calls, discarded
+// markup, runaways and errors. It also types argument values by declared
+// JSON schemas and encodes events as JSON lines.
+package emitter
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Type is the kind of an event.
+type Type uint8
+
+// The event types of the contract (CONTRACT.md, "Events").
+const (
+	Text Type = iota
+	Reasoning
+	ToolCallStart
+	ToolCall
+	Discard
+	Runaway
+	Error
+)
+
+var typeNames = [...]string{
+	Text:          "text",
+	Reasoning:     "reasoning",
+	ToolCallStart: "tool_call_start",
+	ToolCall:      "tool_call",
+	Discard:       "discard",
+	Runaway:       "runaway",
+	Error:         "error",
+}
+
+func (t Type) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "type(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Event is one parser output. Byte slices may alias parser buffers: they
+// are valid until the next call into the parser that produced them; use
+// Clone to keep an event longer.
+type Event struct {
+	Type Type
+	// Text is the content of Text and Reasoning events.
+	Text []byte
+	// Raw is the exact input bytes this event stands for (every type but Text).
+	Raw []byte
+	// Index is the call's position among the calls of the stream (0-based).
+	Index int
+	// ID is the call id (tool_call).
+	ID string
+	// Name is the tool name (tool_call, tool_call_start).
+	Name string
+	// Arguments is a JSON object (tool_call).
+	Arguments json.RawMessage
+	// Dialect is the markup dialect a call was written in.
+	Dialect string
+	// Repairs names what was fixed to recover a call, from the Repair* vocabulary.
+	Repairs []string
+	// Reason explains a discard or a runaway.
+	Reason string
+	// Message describes an error.
+	Message string
+	// Offset is the input byte offset an error refers to, or -1.
+	Offset int64
+}
+
+// Clone returns a copy of e that shares no memory with parser buffers.
+func (e Event) Clone() Event {
+	c := e
+	c.Text = cloneBytes(e.Text)
+	c.Raw = cloneBytes(e.Raw)
+	c.Arguments = json.RawMessage(cloneBytes(e.Arguments))
+	if e.Repairs != nil {
+		c.Repairs = append([]string(nil), e.Repairs...)
+	}
+	return c
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+// HasRepair reports whether the event carries the named repair.
+func (e *Event) HasRepair(r string) bool {
+	for _, x := range e.Repairs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// The repairs vocabulary. A tool_call lists the ones that apply, in the order
+// they were made; an empty list means the markup was well formed.
+const (
+	RepairMissingCloser   = "missing_closer"   // an element was closed implicitly (next sibling, parent closer)
+	RepairCorruptedCloser = "corrupted_closer" // a closer was misspelt (`</parameter1>`, `invfunction_calls>`, `</content>`)
+	RepairMissingOpener   = "missing_opener"   // the wrapper was absent or mangled (bare `<invoke>`, a stray word line)
+	RepairMarkerVariant   = "marker_variant"   // a marker in a variant spelling (bars, spaces, quotes, namespace, case)
+	RepairUnclosedTag     = "unclosed_tag"     // a tag without its `>`
+	RepairTruncatedJSON   = "truncated_json"   // JSON arguments cut off and completed
+	RepairJSONRepaired    = "json_repaired"    // JSON arguments syntactically repaired
+	RepairClosedAtEOF     = "closed_at_eof"    // the stream ended inside the call; callers may refuse to run it
+	RepairMixedDialect    = "mixed_dialect"    // elements of two dialects combined in one call
+	RepairMissingArgKey   = "missing_arg_key"  // GLM value without its key
+	RepairMissingArgValue = "missing_arg_value"
+	RepairUndeclaredTool  = "undeclared_tool" // tools were declared and this name is not one of them
+	RepairSchemaMismatch  = "schema_mismatch" // a value did not fit its declared type and was kept as a string
+	RepairDuplicateValue  = "duplicate_value" // a JSON value repeated back to back; the first was kept
+)
+
+// MarshalJSON encodes the event in the contract's JSON shape.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return e.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the contract's JSON encoding of e to dst.
+func (e *Event) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = appendString(dst, e.Type.String())
+	switch e.Type {
+	case Text:
+		dst = appendField(dst, "text", e.Text)
+	case Reasoning:
+		dst = appendField(dst, "text", e.Text)
+		dst = appendField(dst, "raw", e.Raw)
+	case ToolCallStart:
+		dst = append(dst, `,"index":`...)
+		dst = strconv.AppendInt(dst, int64(e.Index), 10)
+		dst = appendField(dst, "name", []byte(e.Name))
+		dst = appendField(dst, "raw", e.Raw)
+	case ToolCall:
+		dst = append(dst, `,"index":`...)
+		dst = strconv.AppendInt(dst, int64(e.Index), 10)
+		dst = appendField(dst, "id", []byte(e.ID))
+		dst = appendField(dst, "name", []byte(e.Name))
+		dst = append(dst, `,"arguments":`...)
+		if len(e.Arguments) == 0 {
+			dst = append(dst, "{}"...)
+		} else {
+			dst = append(dst, e.Arguments...)
+		}
+		dst = appendField(dst, "dialect", []byte(e.Dialect))
+		dst = append(dst, `,"repairs":[`...)
+		for i, r := range e.Repairs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, r)
+		}
+		dst = append(dst, ']')
+		dst = appendField(dst, "raw", e.Raw)
+	case Discard, Runaway:
+		dst = appendField(dst, "raw", e.Raw)
+		dst = appendField(dst, "reason", []byte(e.Reason))
+	case Error:
+		dst = appendField(dst, "message", []byte(e.Message))
+		if e.Offset >= 0 {
+			dst = append(dst, `,"offset":`...)
+			dst = strconv.AppendInt(dst, e.Offset, 10)
+		}
+		if len(e.Raw) > 0 {
+			dst = appendField(dst, "raw", e.Raw)
+		}
+	}
+	return append(dst, '}')
+}
+
+func appendField(dst []byte, key string, val []byte) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return appendString(dst, string(val))
+}
+
+// appendString appends s as a JSON string without HTML escaping, so markup
+// stays readable. Invalid UTF-8 becomes U+FFFD, as in encoding/json, so every
+// event line is valid JSON.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\\ufffd"...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,10 @@
+module github.com/toolsieve/toolsieve
+
+go 1.26.8
+
+require (
+	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/tmaxmax/go-sse v0.11.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)

@@ -1,0 +1,465 @@
+// Package lexer turns a stream of content bytes into tokens: runs of text,
+// tags (`<invoke name="x">`, `</parameter>`, `<function=f>`, with DSML and
+// namespace prefixes), special tokens (`<｜tool▁call▁begin｜>`,
+// `<|channel|>`, `[TOOL_CALLS]`) and backtick runs.
+//
+// It is push-mode and resumable: Feed gives it the next chunk, Next returns
+// tokens until the chunk is used up. A marker cut by a chunk boundary is held
+// back (at most MaxTag bytes) and finished with the next chunk, so the tokens
+// do not depend on how the input was cut. Text runs are found with a byte
+// table and returned as slices of the chunk, without copying. A text token
+// never ends inside a UTF-8 sequence unless the input ends there.
+//
+// The lexer knows the shape of markers, not their meaning: every tag-shaped
+// run is a Tag token, classified by the marker table (markers.go); the fsm
+// package decides what it means in context and may take any token back as
+// text through its Raw bytes.
+package lexer
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/width"
+)
+
+// Kind is the kind of a token.
+type Kind uint8
+
+// Token kinds.
+const (
+	Text      Kind = iota // content bytes
+	Tag                   // <name attrs>, </name>, <name/>, <name=value>
+	Special               // <|name|>, <｜name｜>, [NAME]
+	Backticks             // a run of backticks (code spans and fences)
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Text:
+		return "text"
+	case Tag:
+		return "tag"
+	case Special:
+		return "special"
+	case Backticks:
+		return "backticks"
+	}
+	return "kind?"
+}
+
+// Flags describe how a marker was written.
+type Flags uint16
+
+// Token flags.
+const (
+	Closing      Flags = 1 << iota // </name>, or a slash after a DSML prefix
+	SelfClosing                    // <name/>, or </name/>
+	Unclosed                       // the tag ended without its '>'
+	BarVariant                     // doubled or unusual bars, or spaces around them
+	QuoteVariant                   // an attribute in single, curly, escaped or no quotes
+	SpaceVariant                   // whitespace inside the marker where canonical markup has none
+	NameVariant                    // an alias of the marker's name, or unusual case
+	ASCIIBar                       // the bars were '|'
+	WideBar                        // the bars were '｜' (U+FF5C)
+	DSML                           // the tag carries the DSML prefix
+	Bracket                        // a [NAME] token
+	LineStart                      // the token starts a line (after up to three spaces)
+)
+
+// Variant is the set of flags that mean a marker was not written canonically.
+const Variant = BarVariant | QuoteVariant | SpaceVariant | NameVariant
+
+// Attr is one attribute of a tag, with its value unquoted (escapes kept).
+type Attr struct {
+	Key, Val []byte
+}
+
+// Token is one lexical unit. Its byte slices alias the input chunk or the
+// lexer's buffers: they are valid until the next call to Next or Feed.
+type Token struct {
+	Kind   Kind
+	Flags  Flags
+	Marker Marker // for Tag and Special tokens
+	Raw    []byte // the exact input bytes
+	Name   []byte // the name as written, without prefix (Tag, Special)
+	NS     []byte // namespace prefix (`antml` of `antml:invoke`), or `DSML`
+	Value  []byte // VALUE of <name=VALUE>
+	Attrs  []Attr
+	Count  int   // length of a backtick run
+	Offset int64 // input offset of Raw[0]
+}
+
+// Has reports whether all of f are set.
+func (t *Token) Has(f Flags) bool { return t.Flags&f == f }
+
+// Attr returns the value of the first attribute named key (ASCII case-insensitive).
+func (t *Token) Attr(key string) ([]byte, bool) {
+	for _, a := range t.Attrs {
+		if equalFoldASCII(a.Key, key) {
+			return a.Val, true
+		}
+	}
+	return nil, false
+}
+
+// DefaultMaxTag bounds the bytes of one marker outside blocks: the longest
+// hold-back. Names, namespaces and attributes of real markers fit easily.
+const DefaultMaxTag = 1024
+
+// Lexer is a push-mode tokenizer. The zero value is ready to use.
+type Lexer struct {
+	// MaxTag bounds a marker's bytes (0 means DefaultMaxTag). A candidate
+	// that grows past it is given back as text.
+	MaxTag int
+	// Block relaxes quoted attribute values while the parser is inside a
+	// call block: they may hold '<' and newlines (`args="{...}"`).
+	Block bool
+
+	src    []byte // current chunk
+	pos    int
+	offset int64 // input offset of src[pos]
+
+	// The marker candidate in progress: its bytes so far and recognizer state.
+	hold    []byte
+	holdOff int64
+	rec     recognizer
+	active  bool
+	pending []byte // bytes of a cut tag's tail waiting to be returned as text
+
+	partial []byte // an incomplete UTF-8 sequence at the end of the last chunk
+	mb      [4]byte
+
+	tail  [4]byte // last bytes returned, to tell whether a marker starts a line
+	ntail int
+
+	attrs []Attr
+	key   []byte // scratch for the normalised lookup key
+	tok   Token
+}
+
+// Feed sets the next chunk of input. The lexer reads from it until Next
+// reports that it needs more; the chunk must not change until then.
+func (l *Lexer) Feed(p []byte) {
+	l.src = p
+	l.pos = 0
+}
+
+// Offset is the input offset of the next unread byte.
+func (l *Lexer) Offset() int64 { return l.offset }
+
+// Holding reports how many bytes are held back.
+func (l *Lexer) Holding() int { return len(l.hold) + len(l.partial) + len(l.pending) }
+
+func (l *Lexer) maxTag() int {
+	if l.MaxTag > 0 {
+		return l.MaxTag
+	}
+	return DefaultMaxTag
+}
+
+// trigger marks the bytes that may start a marker.
+var trigger = [256]bool{'<': true, '[': true, '`': true}
+
+// Next returns the next token. ok is false when the chunk is used up and the
+// lexer needs more input; with atEOF set, held-back bytes are resolved
+// instead, and ok is false only when everything has been returned.
+func (l *Lexer) Next(atEOF bool) (tok *Token, ok bool) {
+	if len(l.pending) > 0 {
+		t := l.textToken(l.pending, l.offset-int64(len(l.pending)))
+		l.pending = nil
+		return t, true
+	}
+	if len(l.partial) > 0 {
+		return l.finishPartial(atEOF)
+	}
+	if l.active {
+		return l.continueMarker(atEOF)
+	}
+	if l.pos >= len(l.src) {
+		return nil, false
+	}
+	c := l.src[l.pos]
+	if trigger[c] {
+		l.startMarker()
+		return l.continueMarker(atEOF)
+	}
+	// A run of text: find the next trigger with a table look-up per byte.
+	start, i := l.pos, l.pos+1
+	for i < len(l.src) && !trigger[l.src[i]] {
+		i++
+	}
+	end := i
+	if i == len(l.src) && !atEOF {
+		end = completeUTF8(l.src[start:i]) + start
+	}
+	if end == start { // only an incomplete UTF-8 sequence: hold it
+		l.partial = append(l.partial[:0], l.src[start:i]...)
+		l.advance(i - start)
+		return l.finishPartial(atEOF)
+	}
+	off := l.offset
+	l.advance(end - start)
+	if end < i {
+		l.partial = append(l.partial[:0], l.src[end:i]...)
+		l.advance(i - end)
+	}
+	return l.textToken(l.src[start:end], off), true
+}
+
+func (l *Lexer) advance(n int) {
+	l.pos += n
+	l.offset += int64(n)
+}
+
+// finishPartial completes a UTF-8 sequence cut by a chunk boundary.
+func (l *Lexer) finishPartial(atEOF bool) (*Token, bool) {
+	for !utf8.FullRune(l.partial) && l.pos < len(l.src) {
+		c := l.src[l.pos]
+		if c < 0x80 || c >= 0xC0 { // not a continuation byte: the sequence is invalid
+			break
+		}
+		l.partial = append(l.partial, c)
+		l.advance(1)
+	}
+	if !utf8.FullRune(l.partial) && l.pos >= len(l.src) && !atEOF {
+		return nil, false
+	}
+	t := l.textToken(l.partial, l.offset-int64(len(l.partial)))
+	l.partial = l.partial[len(l.partial):]
+	return t, true
+}
+
+// completeUTF8 returns the length of the longest prefix of b that does not
+// end inside a UTF-8 sequence that later bytes could complete.
+func completeUTF8(b []byte) int {
+	n := len(b)
+	for i := n - 1; i >= 0 && i >= n-3; i-- {
+		c := b[i]
+		if c < 0x80 {
+			return n
+		}
+		if c >= 0xC0 { // a lead byte: is its sequence complete?
+			if utf8.FullRune(b[i:]) {
+				return n
+			}
+			return i
+		}
+	}
+	return n
+}
+
+func (l *Lexer) textToken(b []byte, off int64) *Token {
+	l.tok = Token{Kind: Text, Raw: b, Offset: off}
+	l.remember(b)
+	return &l.tok
+}
+
+// remember keeps the last bytes returned, for LineStart.
+func (l *Lexer) remember(b []byte) {
+	if len(b) >= len(l.tail) {
+		copy(l.tail[:], b[len(b)-len(l.tail):])
+		l.ntail = len(l.tail)
+		return
+	}
+	keep := len(l.tail) - len(b)
+	if keep > l.ntail {
+		keep = l.ntail
+	}
+	copy(l.tail[:keep], l.tail[l.ntail-keep:l.ntail])
+	copy(l.tail[keep:], b)
+	l.ntail = keep + len(b)
+}
+
+// atLineStart reports whether the bytes before the next one are a line
+// start followed by at most three spaces.
+func (l *Lexer) atLineStart() bool {
+	i := l.ntail - 1
+	for sp := 0; i >= 0 && l.tail[i] == ' '; i-- {
+		if sp++; sp > 3 {
+			return false
+		}
+	}
+	if i < 0 {
+		return l.ntail < len(l.tail) // fewer bytes seen: the stream start
+	}
+	return l.tail[i] == '\n' || l.tail[i] == '\r'
+}
+
+func (l *Lexer) startMarker() {
+	l.active = true
+	l.hold = l.hold[:0]
+	l.holdOff = l.offset
+	l.rec.reset(l.Block)
+	l.rec.lineStart = l.atLineStart()
+}
+
+// continueMarker feeds the recognizer until it decides or the chunk ends.
+func (l *Lexer) continueMarker(atEOF bool) (*Token, bool) {
+	maxTag := l.maxTag()
+	for l.pos < len(l.src) {
+		c := l.src[l.pos]
+		v := l.rec.step(c)
+		switch v {
+		case more:
+			l.hold = append(l.hold, c)
+			l.advance(1)
+			if len(l.hold) > maxTag {
+				return l.giveBack(), true
+			}
+			continue
+		case doneWith:
+			l.hold = append(l.hold, c)
+			l.advance(1)
+			return l.emitMarker(len(l.hold)), true
+		case doneBefore:
+			return l.emitMarker(l.rec.cut(len(l.hold))), true
+		case failWith:
+			l.hold = append(l.hold, c)
+			l.advance(1)
+			return l.giveBack(), true
+		case fail:
+			return l.giveBack(), true
+		}
+	}
+	if !atEOF {
+		return nil, false
+	}
+	if l.rec.acceptAtEOF() {
+		return l.emitMarker(l.rec.cut(len(l.hold))), true
+	}
+	return l.giveBack(), true
+}
+
+// giveBack returns the held bytes as text: they did not make a marker.
+func (l *Lexer) giveBack() *Token {
+	l.active = false
+	return l.textToken(l.hold, l.holdOff)
+}
+
+// emitMarker builds the token from hold[:n]; hold[n:] (whitespace) follows as text.
+func (l *Lexer) emitMarker(n int) *Token {
+	l.active = false
+	raw := l.hold[:n]
+	if n < len(l.hold) {
+		l.pending = l.hold[n:]
+	}
+	r := &l.rec
+	t := &l.tok
+	*t = Token{Raw: raw, Offset: l.holdOff, Flags: r.flags, Count: r.ticks}
+	if r.lineStart {
+		t.Flags |= LineStart
+	}
+	switch r.kind {
+	case Backticks:
+		t.Kind = Backticks
+		l.remember(raw)
+		return t
+	case Special:
+		t.Kind = Special
+	default:
+		t.Kind = Tag
+	}
+	t.Name = raw[r.name.a:r.name.b]
+	if r.ns.b > r.ns.a {
+		t.NS = raw[r.ns.a:r.ns.b]
+	}
+	if r.value.b > r.value.a {
+		t.Value = trimQuotes(raw[r.value.a:r.value.b])
+	}
+	l.attrs = l.attrs[:0]
+	for _, a := range r.attrs[:r.nattrs] {
+		if a.key.b > n || a.val.b > n {
+			break
+		}
+		l.attrs = append(l.attrs, Attr{Key: raw[a.key.a:a.key.b], Val: raw[a.val.a:a.val.b]})
+	}
+	t.Attrs = l.attrs
+	t.Marker, t.Flags = l.classify(t)
+	l.remember(raw)
+	return t
+}
+
+// classify looks the token's name up in the marker table.
+func (l *Lexer) classify(t *Token) (Marker, Flags) {
+	f := t.Flags
+	l.key = foldName(l.key[:0], t.Name, t.Kind == Special && f&Bracket != 0)
+	table := tagNames
+	if t.Kind == Special {
+		table = specialNames
+	}
+	e, ok := table[string(l.key)]
+	if !ok {
+		return Unknown, f
+	}
+	if e.alias || !sameBytes(l.key, t.Name) {
+		f |= NameVariant
+	}
+	return e.m, f
+}
+
+// foldName writes the lookup key for name: width-folded, `▁` and `-` as
+// `_`, lower case (upper case for bracket tokens).
+func foldName(dst, name []byte, upper bool) []byte {
+	for i := 0; i < len(name); {
+		c := name[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '-':
+				c = '_'
+			case upper && 'a' <= c && c <= 'z':
+				c -= 'a' - 'A'
+			case !upper && 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(name[i:])
+		i += size
+		if r == '▁' {
+			dst = append(dst, '_')
+			continue
+		}
+		if f := width.LookupRune(r).Narrow(); f != 0 && f < utf8.RuneSelf {
+			r = f
+			if upper {
+				r = unicode.ToUpper(r)
+			} else {
+				r = unicode.ToLower(r)
+			}
+		}
+		dst = utf8.AppendRune(dst, r)
+	}
+	return dst
+}
+
+// trimQuotes drops one pair of ASCII quotes around v (<parameter="city">).
+func trimQuotes(v []byte) []byte {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+func sameBytes(a, b []byte) bool { return string(a) == string(b) }
+
+func equalFoldASCII(a []byte, s string) bool {
+	if len(a) != len(s) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,558 @@
+package lexer
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// The recognizer is a resumable automaton over the bytes of one marker
+// candidate. It decides, byte by byte, whether the candidate is still a
+// possible marker (more), is complete (doneWith, doneBefore) or is not one
+// (fail, failWith). It never looks at a byte twice.
+
+type verdict uint8
+
+const (
+	more       verdict = iota // consume the byte, keep going
+	doneWith                  // consume the byte: the marker ends with it
+	doneBefore                // do not consume the byte: the marker ended before it
+	failWith                  // consume the byte, then give everything back as text
+	fail                      // do not consume the byte; give back what was held
+)
+
+type rstate uint8
+
+const (
+	stInit        rstate = iota
+	stLT                 // after '<'
+	stLTSlash            // after '</'
+	stLTSpace            // spaces after '<', before a bar
+	stBar                // bars before a name: `<｜`
+	stBarName            // name between bars
+	stBarNameSp          // spaces after that name
+	stBarEnd             // bars after the name: `｜`
+	stBarEndSp           // spaces before '>'
+	stAfterDSML          // after `<｜DSML｜`
+	stName               // tag name
+	stSlash              // '/' before '>'
+	stEqValue            // VALUE of <name=VALUE>
+	stAttrs              // between attributes
+	stAttrName           // attribute key
+	stAttrAfterName      // spaces after a key
+	stAttrEq             // after '='
+	stEscQuote           // after '\' where a quote should start: name=\"x\"
+	stQuoted             // inside a quoted value
+	stUnquoted           // inside an unquoted value
+	stAfterValue         // right after a closing quote
+	stBracket            // [NAME
+	stTicks              // a run of backticks
+)
+
+type span struct{ a, b int }
+
+type attrSpan struct{ key, val span }
+
+const maxAttrs = 8
+
+type recognizer struct {
+	state     rstate
+	kind      Kind
+	flags     Flags
+	block     bool
+	lineStart bool
+
+	n         int // bytes consumed so far
+	name      span
+	ns        span
+	value     span
+	lastColon int
+	attrs     [maxAttrs]attrSpan
+	nattrs    int
+	cutAt     int // where the marker ends when a later byte ends it (-1: all)
+	ticks     int
+
+	mb        [4]byte // a multi-byte rune in progress
+	mlen      int
+	quote     rune // closing quote of the value in progress ('"', '\'', '”', or '\\' for \")
+	esc       bool
+	backslash bool // in a \"-quoted value: the last byte was '\'
+	dsml      int  // how much of the name between bars matches "DSML" (-1: no match)
+}
+
+func (r *recognizer) reset(block bool) {
+	*r = recognizer{block: block, cutAt: -1, lastColon: -1}
+}
+
+func (r *recognizer) cut(n int) int {
+	if r.cutAt >= 0 && r.cutAt < n {
+		return r.cutAt
+	}
+	return n
+}
+
+// step feeds one byte. Non-ASCII bytes are gathered into runes first.
+func (r *recognizer) step(c byte) verdict {
+	if r.mlen == 0 && c < utf8.RuneSelf {
+		v := r.onRune(rune(c), r.n)
+		if v == more || v == doneWith || v == failWith {
+			r.n++
+		}
+		return v
+	}
+	if r.mlen > 0 && (c < 0x80 || c >= 0xC0) {
+		return fail // an invalid sequence: not part of any marker
+	}
+	r.mb[r.mlen] = c
+	r.mlen++
+	if !utf8.FullRune(r.mb[:r.mlen]) {
+		r.n++
+		return more
+	}
+	ru, size := utf8.DecodeRune(r.mb[:r.mlen])
+	start := r.n - (r.mlen - 1)
+	r.mlen = 0
+	if ru == utf8.RuneError && size <= 1 {
+		return failWith
+	}
+	v := r.onRune(ru, start)
+	r.n++
+	switch v {
+	case fail:
+		return failWith // a non-ASCII rune is never a trigger: it goes with the text
+	case doneBefore:
+		if r.cutAt < 0 || r.cutAt > start {
+			r.cutAt = start
+		}
+		return doneWith
+	}
+	return v
+}
+
+func isSpace(c rune) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isBar(c rune) bool { return c == '|' || c == '｜' || c == '‖' }
+
+func isNameStart(c rune) bool {
+	if c < utf8.RuneSelf {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+	}
+	return unicode.IsLetter(c)
+}
+
+func isNameChar(c rune) bool {
+	if c < utf8.RuneSelf {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '_' || c == '-' || c == '.' || c == ':'
+	}
+	return c == '▁' || unicode.IsLetter(c) || unicode.IsDigit(c)
+}
+
+func (r *recognizer) noteBar(c rune, run int) {
+	switch c {
+	case '|':
+		r.flags |= ASCIIBar
+	case '｜':
+		r.flags |= WideBar
+	default:
+		r.flags |= BarVariant
+	}
+	if run > 0 {
+		r.flags |= BarVariant
+	}
+}
+
+// onRune advances the automaton by one rune starting at offset pos.
+func (r *recognizer) onRune(c rune, pos int) verdict {
+	end := pos + utf8.RuneLen(c)
+	switch r.state {
+	case stInit:
+		switch c {
+		case '<':
+			r.state = stLT
+		case '[':
+			r.state, r.kind, r.name = stBracket, Special, span{end, end}
+		case '`':
+			r.state, r.kind, r.ticks = stTicks, Backticks, 1
+		}
+		return more
+
+	case stTicks:
+		if c == '`' {
+			r.ticks++
+			return more
+		}
+		return doneBefore
+
+	case stBracket:
+		switch {
+		case 'A' <= c && c <= 'Z' || c == '_' || pos > r.name.a && '0' <= c && c <= '9':
+			if pos-r.name.a >= MaxNameLen {
+				return fail
+			}
+			r.name.b = end
+			return more
+		case c == ']' && pos > r.name.a:
+			r.flags |= Bracket
+			return doneWith
+		}
+		return fail
+
+	case stLT, stLTSlash, stLTSpace:
+		switch {
+		case c == '/' && r.state != stLTSlash:
+			r.flags |= Closing
+			r.state = stLTSlash
+			return more
+		case c == ' ':
+			r.flags |= SpaceVariant
+			if r.state == stLT {
+				r.state = stLTSpace
+			}
+			return more
+		case isBar(c):
+			r.noteBar(c, 0)
+			r.state = stBar
+			return more
+		case isNameStart(c) && r.state != stLTSpace:
+			r.name = span{pos, end}
+			r.state = stName
+			return more
+		}
+		return fail
+
+	case stBar:
+		switch {
+		case isBar(c):
+			r.noteBar(c, 1)
+			return more
+		case c == ' ':
+			r.flags |= BarVariant
+			return more
+		case isNameStart(c):
+			r.name = span{pos, end}
+			r.state = stBarName
+			r.matchDSML(c)
+			return more
+		}
+		return fail
+
+	case stBarName, stBarNameSp:
+		switch {
+		case isNameChar(c) && r.state == stBarName:
+			if pos-r.name.a >= MaxNameLen {
+				return fail
+			}
+			r.name.b = end
+			r.matchDSML(c)
+			return more
+		case c == ' ':
+			r.flags |= BarVariant
+			r.state = stBarNameSp
+			return more
+		case isBar(c):
+			r.state = stBarEnd
+			return more
+		}
+		return fail
+
+	case stBarEnd, stBarEndSp:
+		switch {
+		case isBar(c) && r.state == stBarEnd:
+			r.flags |= BarVariant
+			return more
+		case c == '>':
+			r.kind = Special
+			return doneWith
+		case c == ' ':
+			r.flags |= BarVariant
+			r.state = stBarEndSp
+			return more
+		}
+		if r.dsml != len("DSML") {
+			return fail
+		}
+		return r.afterDSML(c, pos, end)
+
+	case stAfterDSML:
+		return r.afterDSML(c, pos, end)
+
+	case stName:
+		switch {
+		case isNameChar(c):
+			if pos-r.name.a >= MaxNameLen {
+				return fail
+			}
+			if c == ':' {
+				r.lastColon = pos
+			}
+			r.name.b = end
+			return more
+		}
+		r.endName()
+		switch {
+		case c == '>':
+			return doneWith
+		case c == '/':
+			r.state = stSlash
+			return more
+		case c == '=':
+			r.value = span{end, end}
+			r.state = stEqValue
+			return more
+		case isSpace(c):
+			r.cutAt = pos
+			r.state = stAttrs
+			return more
+		case c == '<':
+			r.flags |= Unclosed
+			return doneBefore
+		}
+		return fail
+
+	case stSlash:
+		switch {
+		case c == '>':
+			r.flags |= SelfClosing
+			return doneWith
+		case c == ' ':
+			return more
+		case c == '<':
+			r.flags |= Unclosed | SelfClosing
+			return doneBefore
+		}
+		return fail
+
+	case stEqValue:
+		switch c {
+		case '>':
+			return doneWith
+		case '<', '\n':
+			r.flags |= Unclosed
+			r.cutAt = pos
+			return doneBefore
+		}
+		r.value.b = end
+		return more
+
+	case stAttrs:
+		switch {
+		case isSpace(c):
+			return more
+		case c == '>':
+			r.flags |= SpaceVariant
+			return doneWith
+		case c == '/':
+			r.state = stSlash
+			return more
+		case c == '<':
+			r.flags |= Unclosed
+			return doneBefore
+		case isNameStart(c) && r.flags&Closing == 0 && r.nattrs < maxAttrs:
+			r.attrs[r.nattrs] = attrSpan{key: span{pos, end}}
+			r.nattrs++
+			r.cutAt = -1
+			r.state = stAttrName
+			return more
+		}
+		if r.cutAt >= 0 { // `<tool_call\n{...`: an opener without its '>'
+			r.flags |= Unclosed
+			return doneBefore
+		}
+		return fail
+
+	case stAttrName, stAttrAfterName:
+		a := &r.attrs[r.nattrs-1]
+		switch {
+		case isNameChar(c) && r.state == stAttrName:
+			a.key.b = end
+			return more
+		case isSpace(c):
+			r.state = stAttrAfterName
+			return more
+		case c == '=':
+			a.val = span{end, end}
+			r.state = stAttrEq
+			return more
+		case c == '>':
+			return doneWith
+		case c == '/':
+			r.state = stSlash
+			return more
+		case c == '<':
+			r.flags |= Unclosed
+			r.cutAt = pos
+			return doneBefore
+		}
+		return fail
+
+	case stAttrEq:
+		a := &r.attrs[r.nattrs-1]
+		switch c {
+		case ' ':
+			r.flags |= SpaceVariant
+			return more
+		case '"':
+			r.quote = '"'
+		case '\'':
+			r.quote = '\''
+			r.flags |= QuoteVariant
+		case '“', '”', '„':
+			r.quote = '”'
+			r.flags |= QuoteVariant
+		case '\\':
+			r.flags |= QuoteVariant
+			r.state = stEscQuote
+			return more
+		case '>', '<', '\n':
+			return fail
+		default:
+			r.flags |= QuoteVariant
+			a.val = span{pos, end}
+			r.state = stUnquoted
+			return more
+		}
+		a.val = span{end, end}
+		r.state = stQuoted
+		return more
+
+	case stEscQuote:
+		if c != '"' {
+			return fail
+		}
+		r.quote = '\\'
+		r.attrs[r.nattrs-1].val = span{end, end}
+		r.state = stQuoted
+		return more
+
+	case stQuoted:
+		a := &r.attrs[r.nattrs-1]
+		if r.esc {
+			r.esc = false
+			a.val.b = end
+			return more
+		}
+		if r.quote == '\\' {
+			if r.backslash && c == '"' {
+				r.backslash = false
+				r.state = stAfterValue
+				return more
+			}
+			r.backslash = c == '\\'
+			if !r.backslash {
+				a.val.b = end
+			}
+			return more
+		}
+		switch {
+		case c == r.quote || r.quote == '”' && (c == '“' || c == '"'):
+			r.state = stAfterValue
+			return more
+		case c == '\\' && r.quote == '"':
+			r.esc = true
+		case (c == '\n' || c == '<') && !r.block:
+			return fail
+		}
+		a.val.b = end
+		return more
+
+	case stUnquoted:
+		a := &r.attrs[r.nattrs-1]
+		switch {
+		case isSpace(c):
+			r.cutAt = pos
+			r.state = stAttrs
+			return more
+		case c == '>':
+			return doneWith
+		case c == '<':
+			r.flags |= Unclosed
+			return doneBefore
+		case c == '"' || c == '\'':
+			return fail
+		}
+		a.val.b = end
+		return more
+
+	case stAfterValue:
+		switch {
+		case isSpace(c):
+			r.cutAt = pos
+			r.state = stAttrs
+			return more
+		case c == '>':
+			return doneWith
+		case c == '/':
+			r.state = stSlash
+			return more
+		}
+		r.flags |= Unclosed
+		r.cutAt = pos
+		return doneBefore
+	}
+	return fail
+}
+
+// afterDSML continues after the `<｜DSML｜` prefix: an optional slash, then
+// the tag name.
+func (r *recognizer) afterDSML(c rune, pos, end int) verdict {
+	if r.state != stAfterDSML {
+		r.ns = r.name
+		r.flags |= DSML
+		r.kind = Tag
+		r.state = stAfterDSML
+	}
+	switch {
+	case c == '/':
+		r.flags |= Closing
+		return more
+	case c == ' ':
+		r.flags |= SpaceVariant
+		return more
+	case isBar(c):
+		r.flags |= BarVariant
+		return more
+	case isNameStart(c):
+		r.name = span{pos, end}
+		r.state = stName
+		return more
+	}
+	return fail
+}
+
+// endName splits a namespace prefix off the name (`antml:invoke`).
+func (r *recognizer) endName() {
+	if r.lastColon > r.name.a && r.lastColon+1 < r.name.b && r.flags&DSML == 0 {
+		r.ns = span{r.name.a, r.lastColon}
+		r.name.a = r.lastColon + 1
+	}
+	r.lastColon = -1
+}
+
+// matchDSML follows whether the name between bars spells DSML (any case).
+func (r *recognizer) matchDSML(c rune) {
+	if r.dsml < 0 || r.dsml >= len("DSML") || unicode.ToUpper(c) != rune("DSML"[r.dsml]) {
+		r.dsml = -1
+		return
+	}
+	r.dsml++
+}
+
+// acceptAtEOF reports whether a candidate cut off by the end of input is
+// still a marker (a tag without its '>'), and sets where it ends.
+func (r *recognizer) acceptAtEOF() bool {
+	switch r.state {
+	case stTicks:
+		return true
+	case stName:
+		r.endName()
+		r.flags |= Unclosed
+		return r.flags&Closing != 0
+	case stAttrs, stAfterValue, stSlash:
+		r.flags |= Unclosed
+		return true
+	case stEqValue:
+		r.flags |= Unclosed
+		return r.value.b > r.value.a
+	}
+	return false
+}
