@@ -1,0 +1,172 @@
+package emitter
+
+import (
+	"strconv"
+
+	"github.com/toolsieve/toolsieve/fsm"
+)
+
+// Builder receives what the state machine recognises (it implements
+// fsm.Sink) and builds the contract's events: it numbers calls, gives them
+// ids, types their arguments by the declared tools and checks their names.
+//
+// Event bytes are copied into an arena that Reset recycles, so events stay
+// valid until the next Reset while the machine reuses its own buffers.
+type Builder struct {
+	// Tools are the declared tools; nil or empty means none were declared.
+	Tools *Tools
+	// IDPrefix starts every generated call id ("call_" if empty).
+	IDPrefix string
+
+	events    []Event
+	arena     []byte
+	textStart int // arena offset of the last text event's bytes, -1 if none is open
+	index     int
+	params    []Param
+	repairs   []string
+}
+
+// Reset drops the events built so far and recycles their memory.
+func (b *Builder) Reset() {
+	b.events = b.events[:0]
+	b.arena = b.arena[:0]
+	b.repairs = b.repairs[:0]
+	b.textStart = -1
+}
+
+// Events returns the events built since the last Reset.
+func (b *Builder) Events() []Event { return b.events }
+
+// keep copies p into the arena.
+func (b *Builder) keep(p []byte) []byte {
+	b.textStart = -1
+	if len(p) == 0 {
+		return nil
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, p...)
+	return b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// Text adds content, extending the previous event when it is text too.
+func (b *Builder) Text(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if n := len(b.events); n > 0 && b.events[n-1].Type == Text && b.textStart >= 0 {
+		b.arena = append(b.arena, p...)
+		b.events[n-1].Text = b.arena[b.textStart:len(b.arena):len(b.arena)]
+		return
+	}
+	start := len(b.arena)
+	b.events = append(b.events, Event{Type: Text, Text: b.keep(p), Offset: -1})
+	b.textStart = start
+}
+
+// Reasoning adds reasoning content (text) and the markup bytes it stands for (raw).
+func (b *Builder) Reasoning(text, raw []byte) {
+	b.events = append(b.events, Event{Type: Reasoning, Text: b.keep(text), Raw: b.keep(raw), Offset: -1})
+}
+
+// CallStart signals that a call's name is known.
+func (b *Builder) CallStart(name []byte) {
+	n := string(name)
+	if t, ok := b.Tools.Lookup(n); ok {
+		n = t.Name
+	} else if b.Tools.Len() > 0 {
+		return // an undeclared name: no early signal for a call that will not be executed
+	}
+	b.events = append(b.events, Event{Type: ToolCallStart, Index: b.index, Name: n, Offset: -1})
+}
+
+// Call turns a recognised call into a tool_call event. With declared tools,
+// a call to an undeclared name is not passed on as a call: its markup comes
+// back as text, followed by an error event.
+func (b *Builder) Call(c *fsm.Call) {
+	name := string(c.Name)
+	var tool *Tool
+	var variant bool
+	if b.Tools.Len() > 0 {
+		t, ok := b.Tools.Lookup(name)
+		if !ok {
+			b.Text(c.Raw)
+			b.events = append(b.events, Event{Type: Error, Offset: c.Offset,
+				Message: "call to undeclared tool " + strconv.Quote(name) + " (" + c.Dialect + ") kept as text"})
+			return
+		}
+		variant = t.Name != name
+		tool, name = t, t.Name
+	}
+	start := len(b.repairs)
+	rep := c.Repairs
+	if variant {
+		rep |= fsm.RMarkerVariant
+	}
+	b.repairs = rep.Append(b.repairs)
+	n := len(b.arena)
+	args := b.arena
+	if c.Params != nil || c.Args == nil {
+		b.params = b.params[:0]
+		for _, p := range c.Params {
+			b.params = append(b.params, Param{Name: string(p.Name), Value: p.Value, Hint: ValueHint(p.Hint)})
+		}
+		var mismatched []string
+		args, mismatched = BuildArguments(args, tool, b.params)
+		if len(mismatched) > 0 {
+			b.repairs = append(b.repairs, RepairSchemaMismatch)
+		}
+	} else {
+		v, fits := TypeJSONValue(c.Args, toolSchema(tool))
+		if !fits {
+			b.repairs = append(b.repairs, RepairSchemaMismatch)
+		}
+		args = append(args, v...)
+	}
+	b.arena = args
+	b.textStart = -1
+	id := string(c.ID)
+	if id == "" {
+		id = b.prefix() + strconv.Itoa(b.index)
+	}
+	b.events = append(b.events, Event{
+		Type:      ToolCall,
+		Index:     b.index,
+		ID:        id,
+		Name:      name,
+		Arguments: args[n:len(args):len(args)],
+		Dialect:   c.Dialect,
+		Repairs:   b.repairs[start:len(b.repairs):len(b.repairs)],
+		Raw:       b.keep(c.Raw),
+		Offset:    -1,
+	})
+	b.index++
+}
+
+func (b *Builder) prefix() string {
+	if b.IDPrefix != "" {
+		return b.IDPrefix
+	}
+	return "call_"
+}
+
+func toolSchema(t *Tool) *Schema {
+	if t == nil {
+		return nil
+	}
+	return t.Schema
+}
+
+// Discard reports markup that is not part of a call.
+func (b *Builder) Discard(raw []byte, reason string) {
+	b.events = append(b.events, Event{Type: Discard, Raw: b.keep(raw), Reason: reason, Offset: -1})
+}
+
+// Runaway reports a loop; raw is the markup it swallowed.
+func (b *Builder) Runaway(raw []byte, reason string) {
+	b.events = append(b.events, Event{Type: Runaway, Raw: b.keep(raw), Reason: reason, Offset: -1})
+}
+
+// Error reports input that could not be understood.
+func (b *Builder) Error(msg string, offset int64) {
+	b.events = append(b.events, Event{Type: Error, Message: msg, Offset: offset})
+}

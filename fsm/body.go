@@ -1,0 +1,572 @@
+package fsm
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/fnv"
+	"strings"
+
+	"github.com/toolsieve/toolsieve/fsm/jsonscan"
+	"github.com/toolsieve/toolsieve/lexer"
+)
+
+// settle ends an implicit block once its call is done: text follows.
+func (m *Machine) settle() {
+	if m.lv == lvBlock && m.blk.implicit && !m.pend.active {
+		m.toText()
+	}
+}
+
+// ---- loose text inside blocks and calls ----
+
+// textLoose handles text between elements. Whitespace is markup; other
+// text is gathered into a segment (up to a newline, a tag, a '>' or
+// maxSegment bytes) and judged as a whole by closeSegment.
+func (m *Machine) textLoose(b []byte) int {
+	if m.lv == lvCall && m.call.fam == famGLM {
+		if m.call.loose < 0 {
+			if i := firstNonSpace(b); i >= 0 {
+				m.call.loose = len(m.buf) + i
+			}
+		}
+		m.add(b)
+		return len(b)
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if isSpace(c) {
+			if c == '\n' && m.seg.active {
+				m.add(b[:i])
+				m.closeSegment(len(m.buf))
+				return i
+			}
+			continue
+		}
+		if !m.seg.active {
+			if c == '{' && m.jsonCanStart() {
+				m.add(b[:i])
+				m.startJSON()
+				return i
+			}
+			m.seg = segment{active: true, start: len(m.buf) + i}
+		}
+		m.seg.n++
+		if c == '>' || m.seg.n > maxSegment {
+			m.add(b[:i+1])
+			m.closeSegment(len(m.buf))
+			return i + 1
+		}
+	}
+	m.add(b)
+	return len(b)
+}
+
+func firstNonSpace(b []byte) int {
+	for i, c := range b {
+		if !isSpace(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// closeSegment judges the loose text at buf[seg.start:end].
+func (m *Machine) closeSegment(end int) {
+	m.seg.active = false
+	start := m.seg.start
+	s := m.buf[start:end]
+	if r, ok := m.corruptCloser(s); ok {
+		m.applyCorrupt(r, start, end)
+		return
+	}
+	if m.lv == lvBlock && m.blk.fam == famToolCall && m.blk.calls == 0 && m.opt.enabled(GLM) && isIdent(s) {
+		m.openGLM(s)
+		return
+	}
+	if len(s) <= maxStrayWord && isWord(s) {
+		return // a stray word line (`court`): kept in the markup
+	}
+	switch {
+	case m.lv == lvBlock && m.blk.calls == 0:
+		m.toText() // the opener was not markup after all
+	case m.lv == lvBlock:
+		m.flushDiscard(start, "block_markup")
+		m.toText()
+	case m.lv == lvCall && m.call.done:
+		m.completeCall(start, RMissingCloser)
+		m.toText()
+	case m.lv == lvCall && m.blk.implicit && len(m.call.params) == 0:
+		m.toText()
+	}
+}
+
+// applyCorrupt acts on a misspelt closer found in loose text at buf[start:end].
+func (m *Machine) applyCorrupt(r role, start, end int) {
+	switch {
+	case m.lv == lvBlock && r == rBlockClose:
+		m.openers = 0
+		m.endBlock(end)
+	case m.lv == lvCall && r == rCallClose:
+		m.openers = 0
+		m.completeCall(end, RCorruptedCloser)
+	case m.lv == lvCall && r == rBlockClose:
+		m.openers = 0
+		rep := RCorruptedCloser
+		if grammars[m.call.fam].call != lexer.Unknown {
+			rep |= RMissingCloser
+		}
+		m.completeCall(start, rep)
+		if m.lv == lvBlock {
+			m.endBlock(end - start)
+		}
+	}
+}
+
+// corruptCloser reports whether b ends with a closer name and '>' but no
+// `</` (`invfunction_calls>`), for an element that is open.
+func (m *Machine) corruptCloser(b []byte) (role, bool) {
+	if len(b) < 2 || b[len(b)-1] != '>' {
+		return rNone, false
+	}
+	w := trailingWord(b[:len(b)-1])
+	for _, c := range corruptClosers {
+		if len(w) < len(c.name) || !equalFold(w[len(w)-len(c.name):], c.name) {
+			continue
+		}
+		if r := m.openRole(c.marker); r != rNone {
+			return r, true
+		}
+	}
+	return rNone, false
+}
+
+// openRole is the closer role of marker mk if an element it closes is open.
+func (m *Machine) openRole(mk lexer.Marker) role {
+	switch mk {
+	case lexer.FunctionCalls, lexer.ToolCalls:
+		if m.blk.fam == famInvoke && !m.blk.implicit {
+			return rBlockClose
+		}
+	case lexer.ToolCall:
+		if m.blk.fam == famToolCall || m.blk.fam == famQwen || m.blk.fam == famHermes || m.blk.fam == famGLM {
+			return rBlockClose
+		}
+	case lexer.InvokeToolCall:
+		if m.blk.fam == famITC {
+			return rBlockClose
+		}
+	case lexer.Invoke, lexer.Function:
+		if m.lv >= lvCall && grammars[m.call.fam].call == mk {
+			return rCallClose
+		}
+	case lexer.Parameter:
+		if m.lv == lvValue && m.val.closer == lexer.Parameter {
+			return rParamClose
+		}
+	}
+	return rNone
+}
+
+func trailingWord(b []byte) []byte {
+	i := len(b)
+	for i > 0 && len(b)-i < 32 && isWordByte(b[i-1]) {
+		i--
+	}
+	return b[i:]
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}
+
+func isWord(b []byte) bool {
+	for _, c := range b {
+		if !isWordByte(c) {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// isIdent reports whether b looks like a tool name (GLM writes it bare).
+func isIdent(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || len(b) > 64 {
+		return false
+	}
+	for _, c := range b {
+		if !(isWordByte(c) || '0' <= c && c <= '9' || c == '-' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// openGLM starts a GLM call named by the loose text name.
+func (m *Machine) openGLM(name []byte) {
+	m.openers++
+	if m.openers > m.opt.Runaway.OpenersWithoutCloser {
+		m.runaway("unclosed_openers")
+		return
+	}
+	m.call = call{fam: famGLM, dialect: GLM, loose: -1}
+	m.call.name = m.keepName(bytes.TrimSpace(name))
+	if m.blk.open.variant {
+		m.call.repairs |= RMarkerVariant
+	}
+	m.lv = lvCall
+	m.sink.CallStart(m.nameOf(m.call.name))
+}
+
+// ---- values ----
+
+// textInValue appends value text; a closer name followed by '>' without
+// its `</` may end the value (pending).
+func (m *Machine) textInValue(b []byte) int {
+	i := bytes.IndexByte(b, '>')
+	if i < 0 {
+		m.add(b)
+		return len(b)
+	}
+	if !m.add(b[:i+1]) {
+		return i + 1
+	}
+	if r, ok := m.corruptCloser(m.buf[max(0, len(m.buf)-40):]); ok {
+		w := trailingWord(m.buf[:len(m.buf)-1])
+		rep := RCorruptedCloser
+		if r != rParamClose {
+			rep |= RMissingCloser
+		}
+		m.expect(r, len(m.buf)-len(w)-1, rep, lexer.Unknown)
+	}
+	return i + 1
+}
+
+// ---- JSON bodies ----
+
+func (m *Machine) jsonCanStart() bool {
+	switch m.lv {
+	case lvCall:
+		return grammars[m.call.fam].jsonBody && len(m.call.params) == 0 && (!m.call.done || m.call.args != nil)
+	case lvBlock:
+		return (m.blk.fam == famToolCall || m.blk.fam == famHermes) && m.blk.calls == 0 && m.opt.enabled(Hermes)
+	}
+	return false
+}
+
+// startJSON begins a JSON body at the next byte: call arguments, a hermes
+// envelope, or a value repeated after a complete body (skipped).
+func (m *Machine) startJSON() {
+	if m.lv == lvBlock {
+		m.openers++
+		if m.openers > m.opt.Runaway.OpenersWithoutCloser {
+			m.runaway("unclosed_openers")
+			return
+		}
+		m.blk.fam = famHermes
+		m.call = call{fam: famHermes, dialect: Hermes, jsonEnv: true, loose: -1}
+		if m.blk.open.variant {
+			m.call.repairs |= RMarkerVariant
+		}
+	}
+	m.json.Reset()
+	m.jheld = 0
+	m.lv = lvJSON
+}
+
+// textInJSON feeds JSON text to the scanner. Inside a string, runs of
+// letters are held back until the next byte shows they are not a misspelt
+// closer (`..."invfunction_calls>`).
+func (m *Machine) textInJSON(b []byte) int {
+	if !m.json.InString() && m.jheld == 0 {
+		return m.writeJSON(b)
+	}
+	i := 0
+	for i < len(b) && isWordByte(b[i]) {
+		i++
+	}
+	if i > 0 {
+		m.add(b[:i])
+		m.jheld += i
+		if m.jheld > 32 {
+			m.feedHeld()
+		}
+		return i
+	}
+	if b[0] == '>' && m.jheld > 0 {
+		if !m.add(b[:1]) {
+			return 1
+		}
+		if r, ok := m.corruptCloser(m.buf[len(m.buf)-m.jheld-1:]); ok {
+			w := trailingWord(m.buf[:len(m.buf)-1])
+			start := len(m.buf) - len(w) - 1
+			m.feedBytes(m.buf[len(m.buf)-m.jheld-1 : start])
+			m.jheld = 0
+			m.expect(r, start, RCorruptedCloser|RMissingCloser, lexer.Unknown)
+			return 1
+		}
+		m.jheld++
+		m.feedHeld()
+		return 1
+	}
+	m.feedHeld()
+	if m.lv != lvJSON {
+		return 0
+	}
+	j := 1
+	for j < len(b) && !isWordByte(b[j]) {
+		j++
+	}
+	return m.writeJSON(b[:j])
+}
+
+// writeJSON feeds b (not yet in m.buf) to the scanner.
+func (m *Machine) writeJSON(b []byte) int {
+	n, done := m.json.Write(b)
+	if !m.add(b[:n]) {
+		return n
+	}
+	if done || m.json.Failed() {
+		m.finishJSON(false)
+	}
+	return n
+}
+
+// feedHeld feeds the held-back bytes at the end of m.buf to the scanner.
+func (m *Machine) feedHeld() {
+	if m.jheld == 0 {
+		return
+	}
+	held := m.buf[len(m.buf)-m.jheld:]
+	m.jheld = 0
+	m.feedBytes(held)
+}
+
+// feedBytes feeds bytes already in m.buf to the scanner.
+func (m *Machine) feedBytes(b []byte) {
+	if m.lv != lvJSON || len(b) == 0 {
+		return
+	}
+	if _, done := m.json.Write(b); done || m.json.Failed() {
+		m.finishJSON(false)
+	}
+}
+
+func (m *Machine) tagInJSON(t *lexer.Token, tokStart int) {
+	m.feedBytes(m.buf[tokStart-m.jheld : tokStart])
+	m.jheld = 0
+	if m.lv != lvJSON {
+		m.tagInCall(t, tokStart)
+		return
+	}
+	if m.json.InString() {
+		if r := m.roleIn(t, lvCall); r == rCallClose || r == rBlockClose {
+			m.expect(r, tokStart, 0, t.Marker)
+			return
+		}
+	}
+	n, done := m.json.Write(t.Raw)
+	if done || m.json.Failed() {
+		m.finishJSON(false)
+		if n == 0 {
+			m.tagInCall(t, tokStart)
+		}
+	}
+}
+
+// finishJSON ends the JSON body: completes it if it was cut, and takes the
+// arguments (or, for an envelope, the name and arguments) from it.
+func (m *Machine) finishJSON(cut bool) {
+	if m.lv != lvJSON {
+		return
+	}
+	m.lv = lvCall
+	skip := m.call.done // a value repeated after a complete body
+	out, truncated, repaired := m.json.Finish()
+	if !m.json.Done() && !truncated {
+		truncated = true
+	}
+	if truncated {
+		m.call.repairs |= RTruncatedJSON
+	}
+	if repaired {
+		m.call.repairs |= RJSONRepaired
+	}
+	m.call.done = true
+	if skip {
+		m.call.repairs |= RJSONRepaired
+		return
+	}
+	if !m.call.jsonEnv {
+		m.call.args = append(m.argsBuf[:0], out...)
+		m.argsBuf = m.call.args
+		return
+	}
+	var env struct {
+		Name       string          `json:"name"`
+		Tool       string          `json:"tool"`
+		Function   string          `json:"function"`
+		Arguments  json.RawMessage `json:"arguments"`
+		Parameters json.RawMessage `json:"parameters"`
+		Args       json.RawMessage `json:"args"`
+		Input      json.RawMessage `json:"input"`
+	}
+	if json.Unmarshal(out, &env) != nil {
+		return
+	}
+	name := firstNonEmpty(env.Name, env.Tool, env.Function)
+	m.call.name = m.keepName([]byte(strings.TrimSpace(name)))
+	args := env.Arguments
+	for _, a := range []json.RawMessage{env.Parameters, env.Args, env.Input} {
+		if len(args) == 0 || string(args) == "null" {
+			args = a
+		}
+	}
+	if len(args) > 0 && args[0] == '"' { // arguments as a JSON string
+		var s string
+		if json.Unmarshal(args, &s) == nil {
+			args = m.repairJSON([]byte(s))
+		}
+	}
+	if len(args) > 0 && args[0] == '{' {
+		m.call.args = append(m.argsBuf[:0], args...)
+		m.argsBuf = m.call.args
+	} else {
+		m.call.args = append(m.argsBuf[:0], "{}"...)
+		m.argsBuf = m.call.args
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// repairJSON completes and repairs a whole JSON document, noting repairs.
+func (m *Machine) repairJSON(b []byte) []byte {
+	out, truncated, repaired, ok := jsonscan.Repair(b)
+	if !ok {
+		m.call.repairs |= RJSONRepaired
+		return nil
+	}
+	if truncated {
+		m.call.repairs |= RTruncatedJSON
+	}
+	if repaired {
+		m.call.repairs |= RJSONRepaired
+	}
+	return out
+}
+
+// decodeAttrJSON undoes the quoting of JSON written in an attribute:
+// `{\"a\": 1}` or `{&quot;a&quot;: 1}`. Only the quotes were escaped for
+// the attribute; other escapes belong to the JSON.
+func decodeAttrJSON(v []byte) []byte {
+	if bytes.Contains(v, []byte(`\"`)) {
+		v = bytes.ReplaceAll(v, []byte(`\"`), []byte(`"`))
+	}
+	if bytes.IndexByte(v, '&') >= 0 {
+		r := strings.NewReplacer("&quot;", `"`, "&apos;", "'", "&#39;", "'", "&lt;", "<", "&gt;", ">", "&amp;", "&")
+		return []byte(r.Replace(string(v)))
+	}
+	return v
+}
+
+// ---- completing calls ----
+
+// completeCall ends the call in progress at buf[:end] and reports it.
+func (m *Machine) completeCall(end int, rep Repairs) {
+	switch m.lv {
+	case lvValue:
+		m.closeValue(end, RMissingCloser)
+	case lvJSON:
+		m.feedHeld()
+		m.finishJSON(true)
+	}
+	if m.lv != lvCall {
+		return
+	}
+	m.call.repairs |= rep
+	name := m.nameOf(m.call.name)
+	if len(name) == 0 {
+		m.sink.Error("tool call markup without a tool name", m.bufOff)
+		m.flushText(end)
+		m.call = call{loose: -1}
+		m.lv = lvBlock
+		return
+	}
+	c := &m.out
+	*c = Call{Dialect: m.call.dialect, Name: name, Repairs: m.call.repairs, Raw: m.buf[:end], Offset: m.bufOff}
+	if m.call.id.b > m.call.id.a {
+		c.ID = m.nameOf(m.call.id)
+	}
+	m.params = m.params[:0]
+	for _, p := range m.call.params {
+		m.params = append(m.params, Param{Name: m.nameOf(p.name), Value: m.buf[p.val.a:p.val.b], Hint: p.hint})
+	}
+	if len(m.params) > 0 || m.call.args == nil {
+		c.Params = m.params
+	} else {
+		c.Args = m.call.args
+	}
+	if m.repeated(c) {
+		m.runaway("repeated_call")
+		return
+	}
+	m.sink.Call(c)
+	m.shift(end)
+	m.blk.calls++
+	m.call = call{loose: -1}
+	m.lv = lvBlock
+}
+
+// repeated reports whether c is the same call as the ones before it, more
+// times in a row than the runaway limit allows.
+func (m *Machine) repeated(c *Call) bool {
+	h := fnv.New64a()
+	h.Write(c.Name)
+	h.Write([]byte{0})
+	h.Write(c.Args)
+	for _, p := range c.Params {
+		h.Write([]byte{0})
+		h.Write(p.Name)
+		h.Write([]byte{0})
+		h.Write(p.Value)
+	}
+	sum := h.Sum64()
+	if sum == m.lastCall && m.callCount > 0 {
+		m.repeats++
+	} else {
+		m.repeats = 0
+	}
+	m.lastCall = sum
+	m.callCount++
+	return m.repeats >= m.opt.Runaway.RepeatedCalls
+}
+
+// eof closes whatever is open at the end of input.
+func (m *Machine) eof() {
+	if m.pend.active {
+		m.decide(nil, nil, true)
+	}
+	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {
+		m.closeSegment(len(m.buf))
+	}
+	switch m.lv {
+	case lvValue, lvJSON, lvCall:
+		m.glmLoose(len(m.buf))
+		rep := RClosedAtEOF
+		if grammars[m.call.fam].call != lexer.Unknown || m.lv != lvCall || !m.call.done {
+			rep |= RMissingCloser
+		}
+		m.completeCall(len(m.buf), rep)
+	}
+	if m.lv == lvBlock {
+		m.endBlock(len(m.buf))
+	}
+	m.settle()
+}

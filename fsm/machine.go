@@ -1,0 +1,534 @@
+// Package fsm is the resumable state machine that turns lexer tokens into
+// structure: text, reasoning, tool calls with their arguments, discarded
+// markup and runaways. It recovers broken markup where the intent is
+// unambiguous, records what it repaired, and gives markup back as text
+// where it is not.
+//
+// State is data: a level (text, block, call, value, JSON body), the open
+// block and call, and at most one pending closer whose meaning depends on
+// what follows. Bytes of markup in progress are kept in one buffer, bounded
+// by Options.MaxCall; text is passed on as soon as the lexer returns it.
+package fsm
+
+import (
+	"github.com/toolsieve/toolsieve/fsm/jsonscan"
+	"github.com/toolsieve/toolsieve/lexer"
+)
+
+// Hint says how a parameter value was marked.
+type Hint uint8
+
+// Value hints.
+const (
+	HintNone   Hint = iota
+	HintString      // known to be a raw string (DSML string="true")
+	HintJSON        // known to be JSON (DSML string="false")
+)
+
+// Param is one argument of a call written as markup.
+type Param struct {
+	Name  []byte
+	Value []byte
+	Hint  Hint
+}
+
+// Call is one recognised tool call. Its slices are valid during Sink.Call.
+type Call struct {
+	Dialect string
+	Name    []byte
+	ID      []byte  // an id the markup carried (kimi_k2), else nil
+	Params  []Param // arguments written as elements
+	Args    []byte  // arguments written as JSON (valid JSON), when Params is nil
+	Repairs Repairs
+	Raw     []byte
+	Offset  int64 // input offset of Raw[0]
+}
+
+// Sink receives what the machine recognises, in input order. Byte slices
+// are valid only during the call.
+type Sink interface {
+	Text(b []byte)
+	Reasoning(text, raw []byte)
+	CallStart(name []byte)
+	Call(c *Call)
+	Discard(raw []byte, reason string)
+	Runaway(raw []byte, reason string)
+	Error(msg string, offset int64)
+}
+
+// Options configure a Machine. The zero value gives the defaults.
+type Options struct {
+	// Dialects enabled; nil means every dialect except the ones that need
+	// declared tools (tool_tag, json), which are on when Declared is set.
+	Dialects map[string]bool
+	// Declared reports whether a tool of this name was declared. nil: none.
+	Declared func(name []byte) bool
+	// MaxCall caps the bytes buffered for one call (default 1 MiB). A call
+	// growing past it is reported as a runaway.
+	MaxCall int
+	// MarkupInCode turns off the code guard: markup inside backtick code
+	// spans and fences is then parsed like any other.
+	MarkupInCode bool
+	Runaway      RunawayLimits
+}
+
+// RunawayLimits are the thresholds of the loop detector. Zero values take
+// the defaults documented on each field.
+type RunawayLimits struct {
+	// OpenersWithoutCloser: call openers in a row with no call closer
+	// between them (default 3; the next one is a runaway).
+	OpenersWithoutCloser int
+	// NestedBlocks: block openers inside an open block (default 2).
+	NestedBlocks int
+	// RepeatedCalls: identical calls in a row (default 4; the next is a runaway).
+	RepeatedCalls int
+	// StrayClosers: orphan closers in a row with only whitespace between (default 5).
+	StrayClosers int
+}
+
+const (
+	// DefaultMaxCall is the default cap on one call's bytes.
+	DefaultMaxCall = 1 << 20
+	maxSegment     = 64 // loose text inside markup is judged after this many bytes
+	maxStrayWord   = 24
+)
+
+func (o *Options) withDefaults() {
+	if o.MaxCall <= 0 {
+		o.MaxCall = DefaultMaxCall
+	}
+	r := &o.Runaway
+	if r.OpenersWithoutCloser <= 0 {
+		r.OpenersWithoutCloser = 3
+	}
+	if r.NestedBlocks <= 0 {
+		r.NestedBlocks = 2
+	}
+	if r.RepeatedCalls <= 0 {
+		r.RepeatedCalls = 4
+	}
+	if r.StrayClosers <= 0 {
+		r.StrayClosers = 5
+	}
+}
+
+func (o *Options) enabled(d string) bool {
+	if o.Dialects != nil {
+		return o.Dialects[d]
+	}
+	if d == ToolTag || d == JSON {
+		return o.Declared != nil
+	}
+	return true
+}
+
+type level uint8
+
+const (
+	lvText    level = iota
+	lvThink         // inside <think>
+	lvBlock         // inside a wrapper, between calls
+	lvCall          // inside a call, between arguments
+	lvValue         // inside an argument value
+	lvJSON          // inside a JSON body
+	lvStopped       // after a runaway: everything is discarded
+)
+
+type codeState uint8
+
+const (
+	codeNone codeState = iota
+	codeSpan
+	codeFence
+)
+
+// block is the open wrapper.
+type block struct {
+	fam      family
+	open     markerInfo
+	implicit bool // no wrapper was written: the call opened it
+	calls    int  // calls completed in this block
+	nested   int  // block openers seen inside it
+}
+
+// pspan is a parameter: its name in m.names, its value in m.buf.
+type pspan struct {
+	name     span
+	val      span
+	hint     Hint
+	noOpener bool
+}
+
+type span struct{ a, b int }
+
+// call is the call in progress.
+type call struct {
+	fam     family
+	dialect string
+	open    markerInfo
+	start   int  // offset of its first byte in m.buf
+	name    span // in m.names
+	id      span // in m.names
+	params  []pspan
+	repairs Repairs
+	args    []byte // JSON arguments, once known
+	jsonEnv bool   // the JSON body is an envelope {"name":..,"arguments":..}
+	done    bool   // the body is complete; only its closer may follow
+	glmKey  span   // a GLM key waiting for its value (in m.names)
+	hasKey  bool
+	loose   int // start of loose text in m.buf (GLM), -1 if none
+}
+
+// value is the argument value in progress.
+type value struct {
+	start   int          // offset in m.buf
+	closer  lexer.Marker // the closer that ends it
+	tagName span         // tool_tag: the child tag's name, in m.names
+	name    span
+	hint    Hint
+	glmKey  bool
+}
+
+// pending is a closer whose meaning depends on the next significant token.
+type pending struct {
+	active  bool
+	role    role
+	start   int // the closer's bytes in m.buf
+	end     int
+	repairs Repairs
+	marker  lexer.Marker
+	// fromJSON: the closer came inside a JSON string; if it does not
+	// close, its bytes go back to the JSON scanner.
+	fromJSON bool
+}
+
+// segment is loose text inside markup, judged as a whole.
+type segment struct {
+	active bool
+	start  int
+	n      int
+	word   bool // letters only so far
+}
+
+// Machine is the state machine. Create it with New.
+type Machine struct {
+	opt  Options
+	sink Sink
+	lex  lexer.Lexer
+
+	lv    level
+	code  codeState
+	ticks int
+
+	buf    []byte // markup in progress
+	bufOff int64  // input offset of buf[0]
+	names  []byte // names of the call in progress
+	blk    block
+	call   call
+	val    value
+	pend   pending
+	seg    segment
+	json    jsonscan.Scanner
+	jheld   int // bytes at the end of buf not yet fed to json
+	params  []Param
+	argsBuf []byte
+	out     Call
+
+	// runaway detection
+	openers   int // call openers since the last call closer
+	strays    int // stray closers in a row
+	lastCall  uint64
+	repeats   int
+	callCount int
+}
+
+// New returns a machine that reports to sink.
+func New(opt Options, sink Sink) *Machine {
+	opt.withDefaults()
+	m := &Machine{opt: opt, sink: sink}
+	m.call.loose = -1
+	return m
+}
+
+// Holding reports how many input bytes are held back and not yet reported.
+func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) }
+
+// Write consumes the next chunk of content.
+func (m *Machine) Write(p []byte) {
+	m.lex.Feed(p)
+	for {
+		t, ok := m.lex.Next(false)
+		if !ok {
+			return
+		}
+		m.token(t)
+	}
+}
+
+// Close ends the stream: held-back bytes are resolved and open markup is
+// closed (calls carry closed_at_eof).
+func (m *Machine) Close() {
+	m.lex.Feed(nil)
+	for {
+		t, ok := m.lex.Next(true)
+		if !ok {
+			break
+		}
+		m.token(t)
+	}
+	m.eof()
+}
+
+func (m *Machine) token(t *lexer.Token) {
+	if t.Kind == lexer.Text {
+		m.text(t.Raw)
+		return
+	}
+	if m.pend.active && m.lv != lvStopped {
+		m.decide(t, nil, false)
+	}
+	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {
+		m.closeSegment(len(m.buf))
+	}
+	switch m.lv {
+	case lvText:
+		m.tagInText(t)
+	case lvThink:
+		m.tagInThink(t)
+	case lvStopped:
+		m.sink.Discard(t.Raw, "after_runaway")
+	default:
+		if !m.add(t.Raw) {
+			return
+		}
+		m.tagInMarkup(t)
+	}
+	m.settle()
+}
+
+// text handles a run of content bytes. Handlers consume a prefix and may
+// change level; the rest goes to the handler of the new level.
+func (m *Machine) text(b []byte) {
+	for len(b) > 0 {
+		var n int
+		switch {
+		case m.lv == lvStopped:
+			m.sink.Discard(b, "after_runaway")
+			n = len(b)
+		case m.pend.active:
+			n = m.textPending(b)
+		default:
+			switch m.lv {
+			case lvText:
+				n = m.textInText(b)
+			case lvThink:
+				m.sink.Reasoning(b, b)
+				n = len(b)
+			case lvBlock, lvCall:
+				n = m.textLoose(b)
+			case lvValue:
+				n = m.textInValue(b)
+			case lvJSON:
+				n = m.textInJSON(b)
+			}
+		}
+		m.settle()
+		b = b[n:]
+	}
+}
+
+// add appends markup bytes to the buffer, enforcing the cap. It reports
+// false when the cap was hit and the machine stopped.
+func (m *Machine) add(b []byte) bool {
+	if len(m.buf)+len(b) > m.opt.MaxCall {
+		m.buf = append(m.buf, b...)
+		m.runaway("call_too_large")
+		return false
+	}
+	m.buf = append(m.buf, b...)
+	return true
+}
+
+// runaway reports the buffered markup as a runaway and stops.
+func (m *Machine) runaway(reason string) {
+	m.sink.Runaway(m.buf, reason)
+	m.bufOff += int64(len(m.buf))
+	m.buf = m.buf[:0]
+	m.lv = lvStopped
+	m.pend = pending{}
+	m.lex.Block = false
+	m.lex.MaxTag = 0
+}
+
+// ---- text level ----
+
+func (m *Machine) textInText(b []byte) int {
+	if m.code == codeSpan {
+		if i := indexByte(b, '\n'); i >= 0 {
+			m.code = codeNone
+			m.sink.Text(b[:i+1])
+			return i + 1
+		}
+	}
+	if m.strays > 0 && !isBlank(b) {
+		m.strays = 0
+	}
+	m.sink.Text(b)
+	return len(b)
+}
+
+// guarded handles code spans and fences: markup inside them is text.
+func (m *Machine) guarded(t *lexer.Token) bool {
+	if m.opt.MarkupInCode {
+		return false
+	}
+	switch m.code {
+	case codeNone:
+		if t.Kind != lexer.Backticks {
+			return false
+		}
+		if t.Count >= 3 && t.Has(lexer.LineStart) {
+			m.code = codeFence
+		} else {
+			m.code = codeSpan
+		}
+		m.ticks = t.Count
+	case codeSpan:
+		if t.Kind == lexer.Backticks && t.Count == m.ticks {
+			m.code = codeNone
+		}
+	case codeFence:
+		if t.Kind == lexer.Backticks && t.Count >= m.ticks && t.Has(lexer.LineStart) {
+			m.code = codeNone
+		}
+	}
+	return true
+}
+
+func (m *Machine) tagInText(t *lexer.Token) {
+	if m.guarded(t) || t.Kind == lexer.Backticks {
+		m.sink.Text(t.Raw)
+		return
+	}
+	r, fam := m.roleAtText(t)
+	switch r {
+	case rBlockOpen:
+		m.strays = 0
+		m.begin(t)
+		m.blk = block{fam: fam, open: infoOf(t)}
+		m.lv = lvBlock
+		if fam == famITC {
+			m.lex.Block = true
+			m.lex.MaxTag = m.opt.MaxCall
+		}
+	case rCallOpen:
+		m.strays = 0
+		m.begin(t)
+		m.blk = block{fam: fam, implicit: true}
+		var rep Repairs
+		if fam != famToolTag {
+			rep = RMissingOpener
+		}
+		m.openCall(t, fam, rep)
+	case rThinkOpen:
+		m.lv = lvThink
+		m.sink.Reasoning(nil, t.Raw)
+	case rStrayClose:
+		m.sink.Discard(t.Raw, "orphan_closer")
+		m.strays++
+		if m.strays > m.opt.Runaway.StrayClosers {
+			m.lv = lvStopped
+			m.sink.Runaway(nil, "repeated_stray_closers")
+		}
+	default:
+		m.sink.Text(t.Raw)
+	}
+}
+
+func (m *Machine) tagInThink(t *lexer.Token) {
+	if t.Marker == lexer.Think && t.Has(lexer.Closing) {
+		m.lv = lvText
+		m.sink.Reasoning(nil, t.Raw)
+		return
+	}
+	m.sink.Reasoning(t.Raw, t.Raw)
+}
+
+// begin starts a unit of markup with the opener t.
+func (m *Machine) begin(t *lexer.Token) {
+	m.buf = append(m.buf[:0], t.Raw...)
+	m.bufOff = t.Offset
+	m.names = m.names[:0]
+	m.seg = segment{}
+}
+
+// ---- leaving markup ----
+
+// flushText gives buf[:end] back as text: it was not markup after all.
+func (m *Machine) flushText(end int) {
+	m.sink.Text(m.buf[:end])
+	m.shift(end)
+}
+
+// flushDiscard reports buf[:end] as markup that is not part of a call.
+func (m *Machine) flushDiscard(end int, reason string) {
+	if end > 0 {
+		m.sink.Discard(m.buf[:end], reason)
+	}
+	m.shift(end)
+}
+
+// shift drops buf[:n], which has been reported.
+func (m *Machine) shift(n int) {
+	m.bufOff += int64(n)
+	m.buf = m.buf[:copy(m.buf, m.buf[n:])]
+	m.seg.start -= n
+	m.call.start -= n
+}
+
+// toText returns the machine to the text level. Bytes left in buf are
+// passed on as text.
+func (m *Machine) toText() {
+	m.lv = lvText
+	m.blk = block{}
+	m.call = call{loose: -1}
+	m.seg = segment{}
+	m.lex.Block = false
+	m.lex.MaxTag = 0
+	if len(m.buf) > 0 {
+		m.sink.Text(m.buf)
+		m.bufOff += int64(len(m.buf))
+		m.buf = m.buf[:0]
+	}
+}
+
+// endBlock closes the block at buf[:end]: what is left of the block's
+// markup is discarded (or given back as text if it held no call).
+func (m *Machine) endBlock(end int) {
+	if m.blk.calls == 0 && !m.blk.implicit {
+		m.flushDiscard(end, "empty_block")
+	} else {
+		m.flushDiscard(end, "block_markup")
+	}
+	m.toText()
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}

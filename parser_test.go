@@ -1,0 +1,190 @@
+package toolsieve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fixture is one named case of testdata/cases/*.json.
+type fixture struct {
+	Name  string          `json:"name"`
+	Input string          `json:"input"`
+	Tools json.RawMessage `json:"tools,omitempty"`
+	// Calls expected, in order. Repairs must match exactly when given.
+	Calls []struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Dialect   string          `json:"dialect,omitempty"`
+		Repairs   []string        `json:"repairs"`
+	} `json:"calls"`
+	// Text is the concatenated text events.
+	Text *string `json:"text,omitempty"`
+	// Types lists the expected event types other than text and
+	// tool_call_start, in order, when given.
+	Types   []string `json:"types,omitempty"`
+	Options struct {
+		MarkupInCode bool     `json:"markup_in_code"`
+		Dialects     []string `json:"dialects"`
+		MaxCallBytes int      `json:"max_call_bytes"`
+	} `json:"options"`
+}
+
+func loadFixtures(t *testing.T) map[string][]fixture {
+	files, err := filepath.Glob("testdata/cases/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	out := map[string][]fixture{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var cases []fixture
+		require.NoError(t, json.Unmarshal(data, &cases), f)
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = cases
+	}
+	return out
+}
+
+func (fx *fixture) options(t testing.TB) Options {
+	opt := Options{MarkupInCode: fx.Options.MarkupInCode, Dialects: fx.Options.Dialects,
+		MaxCallBytes: fx.Options.MaxCallBytes, IDPrefix: "id"}
+	if len(fx.Tools) > 0 {
+		tools, err := ParseTools(fx.Tools)
+		require.NoError(t, err)
+		opt.Tools = tools
+	}
+	return opt
+}
+
+// run feeds input cut at the given offsets and returns cloned events.
+func run(opt Options, input []byte, cuts []int) []Event {
+	p := NewParser(opt)
+	var out []Event
+	prev := 0
+	for _, c := range append(cuts, len(input)) {
+		for _, e := range p.Feed(input[prev:c]) {
+			out = append(out, e.Clone())
+		}
+		prev = c
+	}
+	for _, e := range p.Close() {
+		out = append(out, e.Clone())
+	}
+	return out
+}
+
+// outcome is what chunking must not change: the calls and the text.
+type outcome struct {
+	Calls []string
+	Text  string
+	Types []string
+}
+
+func summarize(events []Event) outcome {
+	var o outcome
+	var text strings.Builder
+	for _, e := range events {
+		switch e.Type {
+		case Text:
+			text.Write(e.Text)
+		case ToolCall:
+			o.Calls = append(o.Calls, fmt.Sprintf("%s %s %s %v", e.Name, e.Arguments, e.Dialect, e.Repairs))
+		}
+		if e.Type != Text && e.Type != ToolCallStart {
+			o.Types = append(o.Types, e.Type.String())
+		}
+	}
+	o.Text = text.String()
+	return o
+}
+
+// accounted rebuilds the input from the events (CONTRACT.md invariant 1).
+func accounted(events []Event) []byte {
+	var b bytes.Buffer
+	for _, e := range events {
+		if e.Type == Text {
+			b.Write(e.Text)
+		} else {
+			b.Write(e.Raw)
+		}
+	}
+	return b.Bytes()
+}
+
+// checkInvariants runs input whole, in 1-byte chunks, split at every
+// position and in random pieces, checking invariants 1 and 2.
+func checkInvariants(t *testing.T, opt Options, input []byte) []Event {
+	t.Helper()
+	whole := run(opt, input, nil)
+	require.Equal(t, string(input), string(accounted(whole)), "accounting, whole input")
+	want := summarize(whole)
+	every := make([]int, 0, len(input))
+	for i := 1; i < len(input); i++ {
+		every = append(every, i)
+	}
+	ev := run(opt, input, every)
+	require.Equal(t, string(input), string(accounted(ev)), "accounting, 1-byte chunks")
+	require.Equal(t, want, summarize(ev), "1-byte chunks")
+	for i := 1; i < len(input); i++ {
+		ev := run(opt, input, []int{i})
+		require.Equal(t, string(input), string(accounted(ev)), "accounting, split at %d", i)
+		require.Equal(t, want, summarize(ev), "split at %d", i)
+	}
+	rng := rand.New(rand.NewSource(int64(len(input))))
+	for k := 0; k < 5; k++ {
+		var cuts []int
+		for i := 1 + rng.Intn(7); i < len(input); i += 1 + rng.Intn(13) {
+			cuts = append(cuts, i)
+		}
+		ev := run(opt, input, cuts)
+		require.Equal(t, want, summarize(ev), "random cuts %v", cuts)
+	}
+	return whole
+}
+
+func TestFixtures(t *testing.T) {
+	for group, cases := range loadFixtures(t) {
+		require.GreaterOrEqual(t, len(cases), 3, "group %s needs at least three cases", group)
+		for _, fx := range cases {
+			t.Run(group+"/"+fx.Name, func(t *testing.T) {
+				opt := fx.options(t)
+				events := checkInvariants(t, opt, []byte(fx.Input))
+				var calls []Event
+				for _, e := range events {
+					if e.Type == ToolCall {
+						calls = append(calls, e)
+					}
+				}
+				require.Len(t, calls, len(fx.Calls), "calls: %v", summarize(events).Calls)
+				for i, want := range fx.Calls {
+					got := calls[i]
+					assert.Equal(t, want.Name, got.Name, "call %d name", i)
+					if want.Arguments != nil {
+						assert.JSONEq(t, string(want.Arguments), string(got.Arguments), "call %d arguments", i)
+					}
+					if want.Dialect != "" {
+						assert.Equal(t, want.Dialect, got.Dialect, "call %d dialect", i)
+					}
+					if want.Repairs != nil {
+						assert.ElementsMatch(t, want.Repairs, got.Repairs, "call %d repairs", i)
+					}
+					assert.True(t, json.Valid(got.Arguments), "call %d arguments are JSON", i)
+				}
+				if fx.Text != nil {
+					assert.Equal(t, *fx.Text, summarize(events).Text, "text")
+				}
+				if fx.Types != nil {
+					assert.Equal(t, fx.Types, summarize(events).Types, "event types")
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,139 @@
+// Package toolsieve recovers tool calls that language models write as text
+// markup in their output streams (XML-like tags, special tokens, JSON), and
+// turns them into structured events.
+//
+// A Parser consumes the content stream chunk by chunk, in any split, and
+// returns events as soon as they are known: text that cannot be markup is
+// passed on at once, and each tool call the moment its markup is complete.
+// Work is linear in the input and memory is bounded by the largest call
+// (Options.MaxCallBytes) plus a small hold-back (the longest marker).
+//
+// Every input byte ends up exactly once, in order, in a text event or in the
+// raw bytes of another event, so nothing is lost and markup that was not a
+// call is never silently dropped.
+package toolsieve
+
+import (
+	"github.com/toolsieve/toolsieve/emitter"
+	"github.com/toolsieve/toolsieve/fsm"
+)
+
+// Event is one parser output; see CONTRACT.md for the JSON shape.
+type Event = emitter.Event
+
+// EventType is the kind of an event.
+type EventType = emitter.Type
+
+// Event types.
+const (
+	Text          = emitter.Text
+	Reasoning     = emitter.Reasoning
+	ToolCallStart = emitter.ToolCallStart
+	ToolCall      = emitter.ToolCall
+	Discard       = emitter.Discard
+	Runaway       = emitter.Runaway
+	Error         = emitter.Error
+)
+
+// Tools is a set of declared tools with their argument schemas.
+type Tools = emitter.Tools
+
+// ParseTools reads declared tools from an OpenAI or Anthropic `tools`
+// array, or from a whole request body that holds one.
+func ParseTools(data []byte) (*Tools, error) { return emitter.ParseTools(data) }
+
+// RunawayLimits are the loop detector's thresholds (zero: defaults).
+type RunawayLimits = fsm.RunawayLimits
+
+// Dialects lists every dialect name the parser knows.
+var Dialects = fsm.AllDialects
+
+// Options configure a Parser. The zero value is a good default.
+type Options struct {
+	// Tools declared by the request. With tools declared, the tool_tag and
+	// json dialects are enabled, calls to other names are kept as text with
+	// an error event, and argument values are typed by the tools' schemas.
+	Tools *Tools
+	// Dialects to recognise (names from Dialects); nil means all that make
+	// sense without declared tools, plus tool_tag and json with them.
+	Dialects []string
+	// MaxCallBytes caps the bytes buffered for one call (default 1 MiB).
+	// A call growing past it is reported as a runaway.
+	MaxCallBytes int
+	// MarkupInCode parses markup inside backtick code spans and fences too.
+	// By default such markup is quoted text, not a call.
+	MarkupInCode bool
+	// Runaway sets the loop detector's thresholds.
+	Runaway RunawayLimits
+	// IDPrefix starts generated call ids (default "call_").
+	IDPrefix string
+}
+
+// Parser is a push parser for one content stream. It is not safe for
+// concurrent use.
+type Parser struct {
+	m *fsm.Machine
+	b emitter.Builder
+}
+
+// NewParser returns a parser configured by opt.
+func NewParser(opt Options) *Parser {
+	p := &Parser{}
+	p.b.Tools = opt.Tools
+	p.b.IDPrefix = opt.IDPrefix
+	p.b.Reset()
+	fo := fsm.Options{
+		MaxCall:      opt.MaxCallBytes,
+		MarkupInCode: opt.MarkupInCode,
+		Runaway:      opt.Runaway,
+	}
+	if opt.Dialects != nil {
+		fo.Dialects = make(map[string]bool, len(opt.Dialects))
+		for _, d := range opt.Dialects {
+			fo.Dialects[d] = true
+		}
+	}
+	if opt.Tools.Len() > 0 {
+		tools := opt.Tools
+		fo.Declared = func(name []byte) bool {
+			_, ok := tools.Lookup(string(name))
+			return ok
+		}
+	}
+	p.m = fsm.New(fo, &p.b)
+	return p
+}
+
+// Feed consumes the next chunk of content and returns the events it
+// completed. The events and their byte slices are valid until the next call
+// to Feed or Close; use Event.Clone to keep them longer.
+func (p *Parser) Feed(chunk []byte) []Event {
+	p.b.Reset()
+	p.m.Write(chunk)
+	return p.b.Events()
+}
+
+// Close ends the stream and returns the last events: held-back bytes, and
+// markup left open, closed (calls carry the closed_at_eof repair).
+func (p *Parser) Close() []Event {
+	p.b.Reset()
+	p.m.Close()
+	return p.b.Events()
+}
+
+// Holding reports how many input bytes the parser holds back: a possible
+// marker's start, and the markup of a call in progress.
+func (p *Parser) Holding() int { return p.m.Holding() }
+
+// Parse runs a parser over a whole input and returns all its events.
+func Parse(data []byte, opt Options) []Event {
+	p := NewParser(opt)
+	var out []Event
+	for _, e := range p.Feed(data) {
+		out = append(out, e.Clone())
+	}
+	for _, e := range p.Close() {
+		out = append(out, e.Clone())
+	}
+	return out
+}
