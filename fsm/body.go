@@ -550,7 +550,9 @@ func (m *Machine) repeated(c *Call) bool {
 
 // eof closes whatever is open at the end of input.
 func (m *Machine) eof() {
-	if m.pend.active {
+	if m.pend.active && m.pend.seg >= 0 {
+		m.judgePending()
+	} else if m.pend.active {
 		m.decide(nil, nil, true)
 	}
 	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {

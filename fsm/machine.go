@@ -200,6 +200,8 @@ type pending struct {
 	// fromJSON: the closer came inside a JSON string; if it does not
 	// close, its bytes go back to the JSON scanner.
 	fromJSON bool
+	newline  bool // the whitespace after the closer held a newline
+	seg      int  // start in m.buf of text after a parameter closer, being judged; -1 if none
 }
 
 // segment is loose text inside markup, judged as a whole.
@@ -285,7 +287,11 @@ func (m *Machine) token(t *lexer.Token) {
 		return
 	}
 	if m.pend.active && m.lv != lvStopped {
-		m.decide(t, nil, false)
+		if m.pend.seg >= 0 {
+			m.judgePending()
+		} else {
+			m.decide(t, nil, false)
+		}
 	}
 	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {
 		m.closeSegment(len(m.buf))

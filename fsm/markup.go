@@ -156,6 +156,9 @@ func (m *Machine) note(t *lexer.Token) {
 	if t.Has(lexer.Unclosed) {
 		m.call.repairs |= RUnclosedTag
 	}
+	if t.Has(lexer.LateSlash) {
+		m.call.repairs |= RCorruptedCloser
+	}
 	if t.Marker != lexer.Unknown && t.Marker != lexer.Tool && m.call.fam == famInvoke && info.dsml != m.call.open.dsml {
 		m.call.repairs |= RMixedDialect
 	}
@@ -290,6 +293,10 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 			m.endBlock(len(m.buf))
 		}
 	case rCallOpen:
+		if m.openers >= m.opt.Runaway.OpenersWithoutCloser {
+			m.runaway("unclosed_openers")
+			return
+		}
 		m.glmLoose(tokStart)
 		m.completeCall(tokStart, RMissingCloser)
 		if m.lv == lvBlock {
@@ -298,6 +305,10 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 			m.reopen(t)
 		}
 	case rBlockOpen:
+		if m.openers >= m.opt.Runaway.OpenersWithoutCloser {
+			m.runaway("unclosed_openers")
+			return
+		}
 		m.glmLoose(tokStart)
 		m.completeCall(tokStart, RMissingCloser)
 		if m.lv == lvBlock {
@@ -428,7 +439,7 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 		m.closeValue(tokStart, 0)
 	case r == rParamClose && t.Marker == m.val.closer || r == rValClose && !m.val.glmKey:
 		var rep Repairs
-		if t.Has(lexer.SelfClosing) {
+		if t.Has(lexer.SelfClosing) || t.Has(lexer.LateSlash) {
 			rep |= RCorruptedCloser
 		}
 		if t.Flags&lexer.Variant != 0 {
@@ -484,23 +495,62 @@ func equalFold(b []byte, s string) bool { return bytes.EqualFold(b, []byte(s)) }
 // expect makes the closer at buf[start:] pending: whether it closes depends
 // on the next significant token.
 func (m *Machine) expect(r role, start int, rep Repairs, mk lexer.Marker) {
-	m.pend = pending{active: true, role: r, start: start, end: len(m.buf), repairs: rep, marker: mk}
+	m.pend = pending{active: true, role: r, start: start, end: len(m.buf), repairs: rep, marker: mk, seg: -1}
 	m.pend.fromJSON = m.lv == lvJSON
 }
 
 // textPending passes whitespace after a pending closer; the first other
-// byte decides it.
+// byte decides it. After a parameter closer, text is first gathered up to a
+// newline, a '>' or maxSegment bytes: it may be a misspelt closer of the
+// call (`</parameter>\ninvfunction_calls>`).
 func (m *Machine) textPending(b []byte) int {
-	i := 0
-	for i < len(b) && isSpace(b[i]) {
-		i++
+	p := &m.pend
+	if p.seg < 0 {
+		i := 0
+		for i < len(b) && isSpace(b[i]) {
+			if b[i] == '\n' {
+				p.newline = true
+			}
+			i++
+		}
+		if i > 0 {
+			m.add(b[:i])
+			return i
+		}
+		if p.role != rParamClose {
+			m.decide(nil, b, false)
+			return 0
+		}
+		p.seg = len(m.buf)
 	}
-	if i > 0 {
-		m.add(b[:i])
-		return i
+	for i, c := range b {
+		if c == '\n' {
+			m.add(b[:i])
+			m.judgePending()
+			return i
+		}
+		if c == '>' || len(m.buf)+i+1-p.seg > maxSegment {
+			m.add(b[:i+1])
+			m.judgePending()
+			return i + 1
+		}
 	}
-	m.decide(nil, b, false)
-	return 0
+	m.add(b)
+	return len(b)
+}
+
+// judgePending settles a parameter closer followed by text: it closes only
+// if the text is a misspelt closer of the call or block.
+func (m *Machine) judgePending() {
+	p := m.pend
+	m.pend.active = false
+	r, ok := m.corruptCloser(m.buf[p.seg:])
+	if !ok || r == rParamClose {
+		return // the closer was value content
+	}
+	m.closeValue(p.start, p.repairs)
+	m.seg = segment{active: true, start: p.seg}
+	m.closeSegment(len(m.buf))
 }
 
 // decide settles the pending closer given the next token t, or text, or
@@ -529,7 +579,7 @@ func (m *Machine) decide(t *lexer.Token, text []byte, eof bool) {
 			}
 		}
 	default:
-		fits = p.role != rParamClose && (!p.fromJSON || p.repairs&RCorruptedCloser != 0)
+		fits = p.role != rParamClose && p.newline && (!p.fromJSON || p.repairs&RCorruptedCloser != 0)
 	}
 	if !fits {
 		if p.fromJSON {

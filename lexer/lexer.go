@@ -65,6 +65,7 @@ const (
 	DSML                           // the tag carries the DSML prefix
 	Bracket                        // a [NAME] token
 	LineStart                      // the token starts a line (after up to three spaces)
+	LateSlash                      // a closer's slash after the DSML prefix: <｜DSML｜/parameter>
 )
 
 // Variant is the set of flags that mean a marker was not written canonically.

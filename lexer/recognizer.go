@@ -503,7 +503,9 @@ func (r *recognizer) afterDSML(c rune, pos, end int) verdict {
 	}
 	switch {
 	case c == '/':
-		r.flags |= Closing
+		if r.flags&Closing == 0 {
+			r.flags |= Closing | LateSlash
+		}
 		return more
 	case c == ' ':
 		r.flags |= SpaceVariant
