@@ -222,14 +222,14 @@ type Machine struct {
 	code  codeState
 	ticks int
 
-	buf    []byte // markup in progress
-	bufOff int64  // input offset of buf[0]
-	names  []byte // names of the call in progress
-	blk    block
-	call   call
-	val    value
-	pend   pending
-	seg    segment
+	buf     []byte // markup in progress
+	bufOff  int64  // input offset of buf[0]
+	names   []byte // names of the call in progress
+	blk     block
+	call    call
+	val     value
+	pend    pending
+	seg     segment
 	json    jsonscan.Scanner
 	jheld   int // bytes at the end of buf not yet fed to json
 	params  []Param

@@ -26,26 +26,26 @@ const (
 	Think          // <think> reasoning
 
 	// Special tokens: <|name|>, <｜name｜>, [NAME].
-	ToolCallsBegin     // deepseek <｜tool▁calls▁begin｜>
-	ToolCallsEnd       // deepseek
-	ToolCallBegin      // deepseek, kimi
-	ToolCallEnd        // deepseek, kimi
-	ToolSep            // deepseek
-	SectionBegin       // kimi tool_calls_section_begin (also tool_call_section_begin)
-	SectionEnd         // kimi
-	ArgumentBegin      // kimi tool_call_argument_begin
-	HarmonyStart       // <|start|>
-	HarmonyChannel     // <|channel|>
-	HarmonyMessage     // <|message|>
-	HarmonyConstrain   // <|constrain|>
-	HarmonyCall        // <|call|>
-	HarmonyEnd         // <|end|>
-	HarmonyReturn      // <|return|>
-	PythonTag          // llama3 <|python_tag|>
-	EndOfMessage       // llama3 <|eom_id|>, <|eot_id|>
-	MistralToolCalls   // [TOOL_CALLS]
-	MistralArgs        // [ARGS]
-	MistralCallID      // [CALL_ID]
+	ToolCallsBegin   // deepseek <｜tool▁calls▁begin｜>
+	ToolCallsEnd     // deepseek
+	ToolCallBegin    // deepseek, kimi
+	ToolCallEnd      // deepseek, kimi
+	ToolSep          // deepseek
+	SectionBegin     // kimi tool_calls_section_begin (also tool_call_section_begin)
+	SectionEnd       // kimi
+	ArgumentBegin    // kimi tool_call_argument_begin
+	HarmonyStart     // <|start|>
+	HarmonyChannel   // <|channel|>
+	HarmonyMessage   // <|message|>
+	HarmonyConstrain // <|constrain|>
+	HarmonyCall      // <|call|>
+	HarmonyEnd       // <|end|>
+	HarmonyReturn    // <|return|>
+	PythonTag        // llama3 <|python_tag|>
+	EndOfMessage     // llama3 <|eom_id|>, <|eot_id|>
+	MistralToolCalls // [TOOL_CALLS]
+	MistralArgs      // [ARGS]
+	MistralCallID    // [CALL_ID]
 	numMarkers
 )
 
@@ -58,7 +58,7 @@ var markerNames = [numMarkers]string{
 	ToolCallBegin: "tool_call_begin", ToolCallEnd: "tool_call_end", ToolSep: "tool_sep",
 	SectionBegin: "tool_calls_section_begin", SectionEnd: "tool_calls_section_end",
 	ArgumentBegin: "tool_call_argument_begin",
-	HarmonyStart: "start", HarmonyChannel: "channel", HarmonyMessage: "message",
+	HarmonyStart:  "start", HarmonyChannel: "channel", HarmonyMessage: "message",
 	HarmonyConstrain: "constrain", HarmonyCall: "call", HarmonyEnd: "end", HarmonyReturn: "return",
 	PythonTag: "python_tag", EndOfMessage: "eom_id",
 	MistralToolCalls: "TOOL_CALLS", MistralArgs: "ARGS", MistralCallID: "CALL_ID",

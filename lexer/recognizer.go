@@ -23,29 +23,29 @@ const (
 type rstate uint8
 
 const (
-	stInit        rstate = iota
-	stLT                 // after '<'
-	stLTSlash            // after '</'
-	stLTSpace            // spaces after '<', before a bar
-	stBar                // bars before a name: `<｜`
-	stBarName            // name between bars
-	stBarNameSp          // spaces after that name
-	stBarEnd             // bars after the name: `｜`
-	stBarEndSp           // spaces before '>'
-	stAfterDSML          // after `<｜DSML｜`
-	stName               // tag name
-	stSlash              // '/' before '>'
-	stEqValue            // VALUE of <name=VALUE>
-	stAttrs              // between attributes
-	stAttrName           // attribute key
-	stAttrAfterName      // spaces after a key
-	stAttrEq             // after '='
-	stEscQuote           // after '\' where a quote should start: name=\"x\"
-	stQuoted             // inside a quoted value
-	stUnquoted           // inside an unquoted value
-	stAfterValue         // right after a closing quote
-	stBracket            // [NAME
-	stTicks              // a run of backticks
+	stInit          rstate = iota
+	stLT                   // after '<'
+	stLTSlash              // after '</'
+	stLTSpace              // spaces after '<', before a bar
+	stBar                  // bars before a name: `<｜`
+	stBarName              // name between bars
+	stBarNameSp            // spaces after that name
+	stBarEnd               // bars after the name: `｜`
+	stBarEndSp             // spaces before '>'
+	stAfterDSML            // after `<｜DSML｜`
+	stName                 // tag name
+	stSlash                // '/' before '>'
+	stEqValue              // VALUE of <name=VALUE>
+	stAttrs                // between attributes
+	stAttrName             // attribute key
+	stAttrAfterName        // spaces after a key
+	stAttrEq               // after '='
+	stEscQuote             // after '\' where a quote should start: name=\"x\"
+	stQuoted               // inside a quoted value
+	stUnquoted             // inside an unquoted value
+	stAfterValue           // right after a closing quote
+	stBracket              // [NAME
+	stTicks                // a run of backticks
 )
 
 type span struct{ a, b int }
