@@ -91,6 +91,7 @@ type outcome struct {
 func summarize(events []Event) outcome {
 	var o outcome
 	var text strings.Builder
+	last := Text
 	for _, e := range events {
 		switch e.Type {
 		case Text:
@@ -101,10 +102,12 @@ func summarize(events []Event) outcome {
 		// Types other than calls may be split differently by chunking:
 		// adjacent ones of the same type count once.
 		if e.Type != Text && e.Type != ToolCallStart {
-			name := e.Type.String()
-			if n := len(o.Types); e.Type == ToolCall || n == 0 || o.Types[n-1] != name {
-				o.Types = append(o.Types, name)
+			if e.Type == ToolCall || e.Type != last {
+				o.Types = append(o.Types, e.Type.String())
 			}
+		}
+		if e.Type != ToolCallStart {
+			last = e.Type
 		}
 	}
 	o.Text = text.String()

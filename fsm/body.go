@@ -2,7 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"encoding/json"
 	"hash/fnv"
 	"strings"
 
@@ -23,18 +22,12 @@ func (m *Machine) settle() {
 // text is gathered into a segment (up to a newline, a tag, a '>' or
 // maxSegment bytes) and judged as a whole by closeSegment.
 func (m *Machine) textLoose(b []byte) int {
-	if m.lv == lvCall && m.call.fam == famGLM {
-		if m.call.loose < 0 {
-			if i := firstNonSpace(b); i >= 0 {
-				m.call.loose = len(m.buf) + i
-			}
-		}
-		m.add(b)
-		return len(b)
+	if m.lv == lvCall && m.collectsLoose() {
+		return m.textLooseCall(b)
 	}
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		if isSpace(c) {
+		if isSpace(c) || c == ';' && m.blk.fam == famLlama {
 			if c == '\n' && m.seg.active {
 				m.add(b[:i])
 				m.closeSegment(len(m.buf))
@@ -43,7 +36,7 @@ func (m *Machine) textLoose(b []byte) int {
 			continue
 		}
 		if !m.seg.active {
-			if c == '{' && m.jsonCanStart() {
+			if m.jsonCanStart(c) {
 				m.add(b[:i])
 				m.startJSON()
 				return i
@@ -244,15 +237,34 @@ func (m *Machine) textInValue(b []byte) int {
 
 // ---- JSON bodies ----
 
-func (m *Machine) jsonCanStart() bool {
+// jsonCanStart reports whether byte c starts a JSON body here.
+func (m *Machine) jsonCanStart(c byte) bool {
 	switch m.lv {
 	case lvCall:
-		return grammars[m.call.fam].jsonBody && len(m.call.params) == 0 && (!m.call.done || m.call.args != nil)
+		cl := &m.call
+		named := cl.name.b > cl.name.a
+		switch {
+		case !grammars[cl.fam].jsonBody || len(cl.params) > 0 || cl.done && cl.args == nil:
+			return false
+		case cl.fam == famMistral && !named:
+			return c == '{' || c == '['
+		case cl.fam == famToken || cl.fam == famHarmony || cl.fam == famMistral:
+			return c == '{' && named
+		}
+		return c == '{'
 	case lvBlock:
-		return (m.blk.fam == famToolCall || m.blk.fam == famHermes) && m.blk.calls == 0 && m.opt.enabled(Hermes)
+		switch m.blk.fam {
+		case famToolCall, famHermes:
+			return c == '{' && m.blk.calls == 0 && m.opt.enabled(Hermes)
+		case famLlama:
+			return c == '{'
+		}
 	}
 	return false
 }
+
+// selfEnding families have no closer: a call ends with its JSON value.
+func selfEnding(f family) bool { return f == famMistral || f == famLlama || f == famJSON }
 
 // startJSON begins a JSON body at the next byte: call arguments, a hermes
 // envelope, or a value repeated after a complete body (skipped).
@@ -263,11 +275,17 @@ func (m *Machine) startJSON() {
 			m.runaway("unclosed_openers")
 			return
 		}
-		m.blk.fam = famHermes
-		m.call = call{fam: famHermes, dialect: Hermes, jsonEnv: true, loose: -1}
+		fam := famHermes
+		if m.blk.fam == famLlama {
+			fam = famLlama
+		}
+		m.blk.fam = fam
+		m.call = call{fam: fam, dialect: dialectOf(fam, m.blk.open, m.blk.open), jsonEnv: true, loose: -1, start: len(m.buf)}
 		if m.blk.open.variant {
 			m.call.repairs |= RMarkerVariant
 		}
+	} else if m.call.name.b == m.call.name.a && !m.call.done {
+		m.call.jsonEnv = true // {"name":..,"arguments":..}
 	}
 	m.json.Reset()
 	m.jheld = 0
@@ -328,8 +346,17 @@ func (m *Machine) writeJSON(b []byte) int {
 	}
 	if done || m.json.Failed() {
 		m.finishJSON(false)
+		m.jsonEnded()
 	}
 	return n
+}
+
+// jsonEnded completes a call of a family without closers once its JSON
+// value is complete.
+func (m *Machine) jsonEnded() {
+	if m.lv == lvCall && m.call.done && selfEnding(m.call.fam) {
+		m.completeCall(len(m.buf), 0)
+	}
 }
 
 // feedHeld feeds the held-back bytes at the end of m.buf to the scanner.
@@ -349,6 +376,7 @@ func (m *Machine) feedBytes(b []byte) {
 	}
 	if _, done := m.json.Write(b); done || m.json.Failed() {
 		m.finishJSON(false)
+		m.jsonEnded()
 	}
 }
 
@@ -368,9 +396,10 @@ func (m *Machine) tagInJSON(t *lexer.Token, tokStart int) {
 	n, done := m.json.Write(t.Raw)
 	if done || m.json.Failed() {
 		m.finishJSON(false)
-		if n == 0 {
+		if n == 0 && m.lv == lvCall {
 			m.tagInCall(t, tokStart)
 		}
+		m.jsonEnded()
 	}
 }
 
@@ -402,39 +431,14 @@ func (m *Machine) finishJSON(cut bool) {
 		m.argsBuf = m.call.args
 		return
 	}
-	var env struct {
-		Name       string          `json:"name"`
-		Tool       string          `json:"tool"`
-		Function   string          `json:"function"`
-		Arguments  json.RawMessage `json:"arguments"`
-		Parameters json.RawMessage `json:"parameters"`
-		Args       json.RawMessage `json:"args"`
-		Input      json.RawMessage `json:"input"`
-	}
-	if json.Unmarshal(out, &env) != nil {
+	if out = bytes.TrimSpace(out); len(out) > 0 && out[0] == '[' {
+		m.envelopes(out)
 		return
 	}
-	name := firstNonEmpty(env.Name, env.Tool, env.Function)
-	m.call.name = m.keepName([]byte(strings.TrimSpace(name)))
-	args := env.Arguments
-	for _, a := range []json.RawMessage{env.Parameters, env.Args, env.Input} {
-		if len(args) == 0 || string(args) == "null" {
-			args = a
-		}
-	}
-	if len(args) > 0 && args[0] == '"' { // arguments as a JSON string
-		var s string
-		if json.Unmarshal(args, &s) == nil {
-			args = m.repairJSON([]byte(s))
-		}
-	}
-	if len(args) > 0 && args[0] == '{' {
-		m.call.args = append(m.argsBuf[:0], args...)
-		m.argsBuf = m.call.args
-	} else {
-		m.call.args = append(m.argsBuf[:0], "{}"...)
-		m.argsBuf = m.call.args
-	}
+	name, args := m.envelope(out)
+	m.call.name = m.keepName(name)
+	m.call.args = append(m.argsBuf[:0], args...)
+	m.argsBuf = m.call.args
 }
 
 func firstNonEmpty(s ...string) string {
@@ -491,6 +495,14 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		return
 	}
 	m.call.repairs |= rep
+	if m.call.fam == famToken && !m.call.sep { // <｜tool▁call▁begin｜>NAME<｜tool▁call▁end｜>
+		m.call.dialect = DeepSeekV31
+		m.call.name = m.keepName(bytes.TrimSpace(m.looseText(end)))
+	}
+	if len(m.envs) > 0 {
+		m.emitEnvelopes(end)
+		return
+	}
 	name := m.nameOf(m.call.name)
 	if len(name) == 0 {
 		m.sink.Error("tool call markup without a tool name", m.bufOff)
@@ -520,6 +532,29 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	m.sink.Call(c)
 	m.shift(end)
 	m.blk.calls++
+	m.call = call{loose: -1}
+	m.lv = lvBlock
+}
+
+// emitEnvelopes reports the calls of a JSON array of call objects: the
+// first carries the markup's bytes.
+func (m *Machine) emitEnvelopes(end int) {
+	envs := m.envs
+	m.envs = m.envs[:0]
+	for i, e := range envs {
+		c := &m.out
+		*c = Call{Dialect: m.call.dialect, Name: m.nameOf(e.name), Args: e.args, Repairs: m.call.repairs, Offset: m.bufOff}
+		if i == 0 {
+			c.Raw = m.buf[:end]
+		}
+		if m.repeated(c) {
+			m.runaway("repeated_call")
+			return
+		}
+		m.sink.Call(c)
+	}
+	m.shift(end)
+	m.blk.calls += len(envs)
 	m.call = call{loose: -1}
 	m.lv = lvBlock
 }

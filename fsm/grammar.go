@@ -39,27 +39,35 @@ const (
 	famGLM             // <tool_call>N<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>
 	famITC             // <invoke_tool_call><tool name=N args="{..}"/></invoke_tool_call>
 	famToolTag         // <N><K>V</K></N> for a declared tool N
+	famToken           // special tokens: deepseek_v3, deepseek_v31, kimi_k2
+	famMistral         // [TOOL_CALLS]N[ARGS]{..} or [TOOL_CALLS][{"name":N,"arguments":{..}}]
+	famLlama           // <|python_tag|>{"name":N,"parameters":{..}}; {..}
+	famHarmony         // <|start|>assistant<|channel|>commentary to=functions.N<|message|>{..}<|call|>
+	famJSON            // {"name":N,"arguments":{..}} in text, for a declared N
 )
 
 // grammar describes a family's elements.
 type grammar struct {
-	call      lexer.Marker // element that holds one call (Unknown: the block is the call)
-	param     lexer.Marker // element that holds one argument
-	eqNames   bool         // names are written <call=N>, <param=K> rather than name="N"
-	trimNL    bool         // one leading and one trailing newline of a value are markup
-	jsonBody  bool         // the call element may hold a JSON object instead of params
-	closeWith []lexer.Marker
+	call     lexer.Marker // element that holds one call (Unknown: the block is the call)
+	param    lexer.Marker // element that holds one argument
+	trimNL   bool         // one leading and one trailing newline of a value are markup
+	jsonBody bool         // the call element may hold a JSON object instead of params
 }
 
 var grammars = [...]grammar{
 	famInvoke:   {call: lexer.Invoke, param: lexer.Parameter, jsonBody: true},
-	famQwen:     {call: lexer.Function, param: lexer.Parameter, eqNames: true, trimNL: true},
+	famQwen:     {call: lexer.Function, param: lexer.Parameter, trimNL: true},
 	famHermes:   {jsonBody: true},
 	famGLM:      {param: lexer.ArgValue},
 	famITC:      {call: lexer.Tool},
 	famToolTag:  {trimNL: true},
 	famToolCall: {},
 	famNone:     {},
+	famToken:    {call: lexer.ToolCallBegin, jsonBody: true},
+	famMistral:  {jsonBody: true},
+	famLlama:    {jsonBody: true},
+	famHarmony:  {jsonBody: true},
+	famJSON:     {jsonBody: true},
 }
 
 // blockMarkers are the wrapper elements and the family each one opens.
@@ -100,6 +108,14 @@ func dialectOf(f family, blockTok, callTok markerInfo) string {
 		return InvokeToolCall
 	case famToolTag:
 		return ToolTag
+	case famMistral:
+		return Mistral
+	case famLlama:
+		return Llama3
+	case famHarmony:
+		return Harmony
+	case famJSON:
+		return JSON
 	}
 	return ""
 }

@@ -176,7 +176,9 @@ type call struct {
 	done    bool   // the body is complete; only its closer may follow
 	glmKey  span   // a GLM key waiting for its value (in m.names)
 	hasKey  bool
-	loose   int // start of loose text in m.buf (GLM), -1 if none
+	loose   int  // start of loose text in m.buf, -1 if none
+	sep     bool // the separator token after the name was seen
+	wantID  bool // an id comes before the arguments (mistral [CALL_ID])
 }
 
 // value is the argument value in progress.
@@ -235,6 +237,9 @@ type Machine struct {
 	params  []Param
 	argsBuf []byte
 	out     Call
+	envs    []env // calls of a JSON array of call objects, reported together
+
+	harmonyThink bool // the reasoning in progress is a harmony analysis message
 
 	// runaway detection
 	openers   int // call openers since the last call closer
@@ -420,6 +425,10 @@ func (m *Machine) tagInText(t *lexer.Token) {
 	switch r {
 	case rBlockOpen:
 		m.strays = 0
+		if t.Kind == lexer.Special {
+			m.openSpecial(t, fam)
+			return
+		}
 		m.begin(t)
 		m.blk = block{fam: fam, open: infoOf(t)}
 		m.lv = lvBlock
@@ -440,7 +449,11 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.lv = lvThink
 		m.sink.Reasoning(nil, t.Raw)
 	case rStrayClose:
-		m.sink.Discard(t.Raw, "orphan_closer")
+		reason := "orphan_closer"
+		if t.Kind == lexer.Special {
+			reason = "stray_token"
+		}
+		m.sink.Discard(t.Raw, reason)
 		m.strays++
 		if m.strays > m.opt.Runaway.StrayClosers {
 			m.lv = lvStopped
@@ -452,6 +465,12 @@ func (m *Machine) tagInText(t *lexer.Token) {
 }
 
 func (m *Machine) tagInThink(t *lexer.Token) {
+	if m.harmonyThink {
+		if !m.tagInHarmonyThink(t) {
+			m.sink.Reasoning(t.Raw, t.Raw)
+		}
+		return
+	}
 	if t.Marker == lexer.Think && t.Has(lexer.Closing) {
 		m.lv = lvText
 		m.sink.Reasoning(nil, t.Raw)

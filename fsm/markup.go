@@ -27,6 +27,9 @@ const (
 
 // roleAtText classifies a token met in plain text.
 func (m *Machine) roleAtText(t *lexer.Token) (role, family) {
+	if t.Kind == lexer.Special {
+		return m.specialAtText(t)
+	}
 	if t.Kind != lexer.Tag {
 		return rNone, famNone
 	}
@@ -82,14 +85,17 @@ func (m *Machine) roleAtText(t *lexer.Token) (role, family) {
 // roleIn classifies a token inside markup of family fam, as seen from
 // level lv.
 func (m *Machine) roleIn(t *lexer.Token, lv level) role {
-	if t.Kind != lexer.Tag {
-		return rNone
-	}
-	closing := t.Has(lexer.Closing)
 	fam := m.blk.fam
 	if m.lv >= lvCall {
 		fam = m.call.fam
 	}
+	if t.Kind == lexer.Special {
+		return specialRole(t, fam)
+	}
+	if t.Kind != lexer.Tag {
+		return rNone
+	}
+	closing := t.Has(lexer.Closing)
 	if fam == famToolTag && t.Marker == lexer.Unknown {
 		switch {
 		case closing && bytes.Equal(t.Name, m.nameOf(m.call.name)):
@@ -254,6 +260,8 @@ func (m *Machine) toolElement(t *lexer.Token) {
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	r := m.roleIn(t, lvCall)
 	switch r {
+	case rSep, rID:
+		m.tagSpecialInCall(t, r, tokStart)
 	case rParamOpen:
 		m.glmLoose(tokStart)
 		m.openValue(t, false)

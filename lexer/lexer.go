@@ -384,7 +384,8 @@ func (l *Lexer) emitMarker(n int) *Token {
 // classify looks the token's name up in the marker table.
 func (l *Lexer) classify(t *Token) (Marker, Flags) {
 	f := t.Flags
-	l.key = foldName(l.key[:0], t.Name, t.Kind == Special && f&Bracket != 0)
+	var changed bool
+	l.key, changed = foldName(l.key[:0], t.Name, t.Kind == Special && f&Bracket != 0)
 	table := tagNames
 	if t.Kind == Special {
 		table = specialNames
@@ -393,27 +394,30 @@ func (l *Lexer) classify(t *Token) (Marker, Flags) {
 	if !ok {
 		return Unknown, f
 	}
-	if e.alias || !sameBytes(l.key, t.Name) {
+	if e.alias || changed {
 		f |= NameVariant
 	}
 	return e.m, f
 }
 
 // foldName writes the lookup key for name: width-folded, `▁` and `-` as
-// `_`, lower case (upper case for bracket tokens).
-func foldName(dst, name []byte, upper bool) []byte {
+// `_`, lower case (upper case for bracket tokens). changed reports a fold
+// other than `▁`, which is DeepSeek's canonical spelling of `_`.
+func foldName(dst, name []byte, upper bool) (key []byte, changed bool) {
 	for i := 0; i < len(name); {
 		c := name[i]
 		if c < utf8.RuneSelf {
+			d := c
 			switch {
 			case c == '-':
-				c = '_'
+				d = '_'
 			case upper && 'a' <= c && c <= 'z':
-				c -= 'a' - 'A'
+				d -= 'a' - 'A'
 			case !upper && 'A' <= c && c <= 'Z':
-				c += 'a' - 'A'
+				d += 'a' - 'A'
 			}
-			dst = append(dst, c)
+			changed = changed || d != c
+			dst = append(dst, d)
 			i++
 			continue
 		}
@@ -424,6 +428,7 @@ func foldName(dst, name []byte, upper bool) []byte {
 			continue
 		}
 		if f := width.LookupRune(r).Narrow(); f != 0 && f < utf8.RuneSelf {
+			changed = true
 			r = f
 			if upper {
 				r = unicode.ToUpper(r)
@@ -433,7 +438,7 @@ func foldName(dst, name []byte, upper bool) []byte {
 		}
 		dst = utf8.AppendRune(dst, r)
 	}
-	return dst
+	return dst, changed
 }
 
 // trimQuotes drops one pair of ASCII quotes around v (<parameter="city">).
@@ -443,8 +448,6 @@ func trimQuotes(v []byte) []byte {
 	}
 	return v
 }
-
-func sameBytes(a, b []byte) bool { return string(a) == string(b) }
 
 func equalFoldASCII(a []byte, s string) bool {
 	if len(a) != len(s) {

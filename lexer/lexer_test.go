@@ -117,7 +117,7 @@ func TestLexer(t *testing.T) {
 		{"dsml doubled bars", `<｜｜DSML｜｜invoke name="x">`,
 			[]string{`tag(invoke,variant,ns=DSML,name=invoke,name=x,raw="<｜｜DSML｜｜invoke name=\"x\">")`}},
 		{"deepseek special", `<｜tool▁calls▁begin｜>`,
-			[]string{`special(tool_calls_begin,variant,name=tool▁calls▁begin,raw="<｜tool▁calls▁begin｜>")`}},
+			[]string{`special(tool_calls_begin,name=tool▁calls▁begin,raw="<｜tool▁calls▁begin｜>")`}},
 		{"kimi special", `<|tool_call_argument_begin|>`,
 			[]string{`special(tool_call_argument_begin,name=tool_call_argument_begin,raw="<|tool_call_argument_begin|>")`}},
 		{"bracket", `[TOOL_CALLS][{"a":1}]`,

@@ -18,7 +18,7 @@ const (
 	// The go-fuzz corpus lives beside the repository when it is available.
 	corpusDir = "../../../shared/go-fuzz-corpus/json/corpus"
 
-	corpusMaxFiles   = 600  // files read from the corpus
+	corpusMaxFiles   = 2000 // files read from the corpus
 	corpusMaxAll     = 1024 // files up to this size are cut at every byte
 	corpusCutsPerDoc = 256  // larger files are cut at this many spread positions
 )
