@@ -585,6 +585,9 @@ func (m *Machine) repeated(c *Call) bool {
 
 // eof closes whatever is open at the end of input.
 func (m *Machine) eof() {
+	if m.lv == lvProbe {
+		m.toText()
+	}
 	if m.pend.active && m.pend.seg >= 0 {
 		m.judgePending()
 	} else if m.pend.active {

@@ -11,6 +11,8 @@
 package fsm
 
 import (
+	"bytes"
+
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 	"github.com/toolsieve/toolsieve/lexer"
 )
@@ -131,6 +133,7 @@ const (
 	lvCall          // inside a call, between arguments
 	lvValue         // inside an argument value
 	lvJSON          // inside a JSON body
+	lvProbe         // a '{' in text that may start a json-dialect call
 	lvStopped       // after a runaway: everything is discarded
 )
 
@@ -240,6 +243,8 @@ type Machine struct {
 	envs    []env // calls of a JSON array of call objects, reported together
 
 	harmonyThink bool // the reasoning in progress is a harmony analysis message
+	probe        probe
+	textOff      int64 // input offset of the text being handled
 
 	// runaway detection
 	openers   int // call openers since the last call closer
@@ -288,7 +293,12 @@ func (m *Machine) Close() {
 
 func (m *Machine) token(t *lexer.Token) {
 	if t.Kind == lexer.Text {
+		m.textOff = t.Offset
 		m.text(t.Raw)
+		return
+	}
+	if m.lv == lvProbe {
+		m.tagInProbe(t)
 		return
 	}
 	if m.pend.active && m.lv != lvStopped {
@@ -341,10 +351,13 @@ func (m *Machine) text(b []byte) {
 				n = m.textInValue(b)
 			case lvJSON:
 				n = m.textInJSON(b)
+			case lvProbe:
+				n = m.textInProbe(b)
 			}
 		}
 		m.settle()
 		b = b[n:]
+		m.textOff += int64(n)
 	}
 }
 
@@ -383,6 +396,13 @@ func (m *Machine) textInText(b []byte) int {
 	}
 	if m.strays > 0 && !isBlank(b) {
 		m.strays = 0
+	}
+	if m.probing() {
+		if i := bytes.IndexByte(b, '{'); i >= 0 {
+			m.sink.Text(b[:i])
+			m.startProbe(m.textOff + int64(i))
+			return i
+		}
 	}
 	m.sink.Text(b)
 	return len(b)

@@ -340,8 +340,11 @@ func (m *Machine) openValue(t *lexer.Token, glmKey bool) {
 	m.note(t)
 	m.val = value{start: len(m.buf), closer: t.Marker, glmKey: glmKey}
 	switch m.call.fam {
-	case famInvoke:
-		n, _ := t.Attr("name")
+	case famInvoke, famQwen: // either spelling: name="K" or =K
+		n, ok := t.Attr("name")
+		if !ok {
+			n = t.Value
+		}
 		m.val.name = m.keepName(unescapeAttrName(n))
 		if s, ok := t.Attr("string"); ok {
 			switch string(s) {
@@ -351,8 +354,6 @@ func (m *Machine) openValue(t *lexer.Token, glmKey bool) {
 				m.val.hint = HintJSON
 			}
 		}
-	case famQwen:
-		m.val.name = m.keepName(t.Value)
 	case famToolTag:
 		m.val.tagName = m.keepName(t.Name)
 		m.val.name = m.val.tagName
