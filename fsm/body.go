@@ -29,24 +29,27 @@ func (m *Machine) textLoose(b []byte) int {
 		c := b[i]
 		if isSpace(c) || c == ';' && m.blk.fam == famLlama {
 			if c == '\n' && m.seg.active {
-				m.add(b[:i])
-				m.closeSegment(len(m.buf))
+				if m.add(b[:i]) {
+					m.closeSegment(len(m.buf))
+				}
 				return i
 			}
 			continue
 		}
 		if !m.seg.active {
 			if m.jsonCanStart(c) {
-				m.add(b[:i])
-				m.startJSON()
+				if m.add(b[:i]) {
+					m.startJSON()
+				}
 				return i
 			}
 			m.seg = segment{active: true, start: len(m.buf) + i}
 		}
 		m.seg.n++
 		if c == '>' || m.seg.n > maxSegment {
-			m.add(b[:i+1])
-			m.closeSegment(len(m.buf))
+			if m.add(b[:i+1]) {
+				m.closeSegment(len(m.buf))
+			}
 			return i + 1
 		}
 	}
@@ -304,7 +307,9 @@ func (m *Machine) textInJSON(b []byte) int {
 		i++
 	}
 	if i > 0 {
-		m.add(b[:i])
+		if !m.add(b[:i]) {
+			return i
+		}
 		m.jheld += i
 		if m.jheld > 32 {
 			m.feedHeld()
@@ -585,6 +590,7 @@ func (m *Machine) repeated(c *Call) bool {
 
 // eof closes whatever is open at the end of input.
 func (m *Machine) eof() {
+	m.flushHeld()
 	if m.lv == lvProbe {
 		m.toText()
 	}

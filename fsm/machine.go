@@ -192,6 +192,8 @@ type value struct {
 	name    span
 	hint    Hint
 	glmKey  bool
+	eq      bool // the opener was written <parameter=K>
+	depth   int  // openers of markup elements the value holds as content
 }
 
 // pending is a closer whose meaning depends on the next significant token.
@@ -243,6 +245,10 @@ type Machine struct {
 	envs    []env // calls of a JSON array of call objects, reported together
 
 	harmonyThink bool // the reasoning in progress is a harmony analysis message
+	atLine       bool // the next text byte starts a line
+	wl           wordLine
+	held         []byte // a held word line
+	heldOff      int64
 	probe        probe
 	textOff      int64 // input offset of the text being handled
 
@@ -257,7 +263,7 @@ type Machine struct {
 // New returns a machine that reports to sink.
 func New(opt Options, sink Sink) *Machine {
 	opt.withDefaults()
-	m := &Machine{opt: opt, sink: sink}
+	m := &Machine{opt: opt, sink: sink, atLine: true}
 	m.call.loose = -1
 	return m
 }
@@ -293,6 +299,9 @@ func (m *Machine) Close() {
 
 func (m *Machine) token(t *lexer.Token) {
 	if t.Kind == lexer.Text {
+		if t.Has(lexer.Overflow) && m.lex.Block && m.lv != lvStopped {
+			m.runaway("call_too_large") // a tool element's attributes outgrew the cap
+		}
 		m.textOff = t.Offset
 		m.text(t.Raw)
 		return
@@ -387,6 +396,9 @@ func (m *Machine) runaway(reason string) {
 // ---- text level ----
 
 func (m *Machine) textInText(b []byte) int {
+	if m.wl != wlNone {
+		return m.textWordLine(b)
+	}
 	if m.code == codeSpan {
 		if i := indexByte(b, '\n'); i >= 0 {
 			m.code = codeNone
@@ -399,13 +411,97 @@ func (m *Machine) textInText(b []byte) int {
 	}
 	if m.probing() {
 		if i := bytes.IndexByte(b, '{'); i >= 0 {
-			m.sink.Text(b[:i])
+			m.emitText(b[:i])
 			m.startProbe(m.textOff + int64(i))
 			return i
 		}
 	}
-	m.sink.Text(b)
+	if m.code == codeNone {
+		if n := m.holdWordLine(b); n < len(b) {
+			m.emitText(b[:n])
+			return len(b)
+		}
+	}
+	m.emitText(b)
 	return len(b)
+}
+
+func (m *Machine) emitText(b []byte) {
+	if len(b) > 0 {
+		m.atLine = b[len(b)-1] == '\n'
+		m.sink.Text(b)
+	}
+}
+
+// A short lower-case word alone on the line before a bare call opener
+// (`court\n<invoke name=..>`) is a mangled wrapper. Such a line is held
+// back until the next token shows whether a call follows.
+type wordLine uint8
+
+const (
+	wlNone wordLine = iota
+	wlWord          // letters at a line start, line not finished
+	wlLine          // a complete word line ("court\n")
+)
+
+const maxWordLine = 8
+
+func isLowerWord(b []byte) bool {
+	for _, c := range b {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return len(b) > 0 && len(b) <= maxWordLine
+}
+
+// holdWordLine looks at the end of text b: if it is a possible word line,
+// it is moved to m.held and its start is returned; else len(b).
+func (m *Machine) holdWordLine(b []byte) int {
+	end := len(b)
+	wl := wlWord
+	if b[end-1] == '\n' {
+		end--
+		wl = wlLine
+	}
+	start := bytes.LastIndexByte(b[:end], '\n') + 1
+	if start == 0 && !m.atLine || !isLowerWord(b[start:end]) {
+		return len(b)
+	}
+	m.held = append(m.held[:0], b[start:]...)
+	m.heldOff = m.textOff + int64(start)
+	m.wl = wl
+	return start
+}
+
+// textWordLine continues a held word line with more text.
+func (m *Machine) textWordLine(b []byte) int {
+	if m.wl == wlWord {
+		i := 0
+		for i < len(b) && 'a' <= b[i] && b[i] <= 'z' {
+			i++
+		}
+		switch {
+		case len(m.held)+i > maxWordLine:
+		case i < len(b) && b[i] == '\n':
+			m.held = append(m.held, b[:i+1]...)
+			m.wl = wlLine
+			return i + 1
+		case i == len(b):
+			m.held = append(m.held, b...)
+			return len(b)
+		}
+	}
+	m.flushHeld()
+	return 0
+}
+
+// flushHeld gives a held word line back as text.
+func (m *Machine) flushHeld() {
+	if m.wl != wlNone {
+		m.wl = wlNone
+		m.emitText(m.held)
+	}
 }
 
 // guarded handles code spans and fences: markup inside them is text.
@@ -437,11 +533,15 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 }
 
 func (m *Machine) tagInText(t *lexer.Token) {
+	r, fam := m.roleAtText(t)
+	if m.wl != wlNone && (m.wl != wlLine || r != rCallOpen || fam == famToolTag || m.code != codeNone) {
+		m.flushHeld()
+	}
+	m.atLine = false
 	if m.guarded(t) || t.Kind == lexer.Backticks {
 		m.sink.Text(t.Raw)
 		return
 	}
-	r, fam := m.roleAtText(t)
 	switch r {
 	case rBlockOpen:
 		m.strays = 0
@@ -459,6 +559,11 @@ func (m *Machine) tagInText(t *lexer.Token) {
 	case rCallOpen:
 		m.strays = 0
 		m.begin(t)
+		if m.wl == wlLine { // the word line was the mangled wrapper
+			m.buf = append(append(m.buf[:0], m.held...), t.Raw...)
+			m.bufOff = m.heldOff
+			m.wl = wlNone
+		}
 		m.blk = block{fam: fam, implicit: true}
 		var rep Repairs
 		if fam != famToolTag {

@@ -309,7 +309,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.completeCall(tokStart, RMissingCloser)
 		if m.lv == lvBlock {
 			m.tagInBlock(t, 0)
-		} else if m.lv == lvText {
+		} else {
 			m.reopen(t)
 		}
 	case rBlockOpen:
@@ -319,26 +319,26 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		}
 		m.glmLoose(tokStart)
 		m.completeCall(tokStart, RMissingCloser)
-		if m.lv == lvBlock {
-			m.endBlock(0)
-		}
-		if m.lv == lvText {
-			m.reopen(t)
-		}
+		m.reopen(t)
 	}
 }
 
-// reopen handles opener t at the text level after the unit before it ended;
-// t's bytes are the only ones left in m.buf.
+// reopen ends the unit before opener t, whose bytes end m.buf, and handles
+// t afresh at the text level.
 func (m *Machine) reopen(t *lexer.Token) {
-	m.bufOff += int64(len(m.buf))
-	m.buf = m.buf[:0]
+	if m.lv != lvBlock && m.lv != lvText {
+		return
+	}
+	m.buf = m.buf[:len(m.buf)-len(t.Raw)]
+	if m.lv == lvBlock {
+		m.endBlock(len(m.buf))
+	}
 	m.tagInText(t)
 }
 
 func (m *Machine) openValue(t *lexer.Token, glmKey bool) {
 	m.note(t)
-	m.val = value{start: len(m.buf), closer: t.Marker, glmKey: glmKey}
+	m.val = value{start: len(m.buf), closer: t.Marker, glmKey: glmKey, eq: len(t.Value) > 0}
 	switch m.call.fam {
 	case famInvoke, famQwen: // either spelling: name="K" or =K
 		n, ok := t.Attr("name")
@@ -443,6 +443,10 @@ func trimRight(b []byte, s span) int {
 func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 	r := m.roleIn(t, lvValue)
 	closing := t.Has(lexer.Closing)
+	if m.val.depth > 0 && closing && r != rNone && r != rStrayClose {
+		m.val.depth-- // closes markup that the value itself holds
+		return
+	}
 	switch {
 	case r == rKeyClose && m.val.glmKey: // keys hold no markup: no need to look ahead
 		m.closeValue(tokStart, 0)
@@ -464,12 +468,14 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 		m.expect(rCallClose, tokStart, RMissingCloser, t.Marker)
 	case r == rBlockClose:
 		m.expect(rBlockClose, tokStart, RMissingCloser, t.Marker)
-	case r == rParamOpen && m.call.fam != famToolTag, r == rKeyOpen, r == rValOpen:
+	case r == rParamOpen && m.call.fam != famToolTag && (len(t.Value) > 0) == m.val.eq, r == rKeyOpen, r == rValOpen:
+		// The next argument: this one's closer is missing. An opener of
+		// another spelling, or of a call or block, is value content
+		// (a file that holds markup).
 		m.closeValue(tokStart, RMissingCloser)
 		m.tagInCall(t, tokStart)
-	case r == rCallOpen, r == rBlockOpen:
-		m.closeValue(tokStart, RMissingCloser)
-		m.tagInCall(t, tokStart)
+	case r == rParamOpen, r == rCallOpen, r == rBlockOpen:
+		m.val.depth++ // markup inside the value: its closer is content too
 	}
 }
 
@@ -534,13 +540,15 @@ func (m *Machine) textPending(b []byte) int {
 	}
 	for i, c := range b {
 		if c == '\n' {
-			m.add(b[:i])
-			m.judgePending()
+			if m.add(b[:i]) {
+				m.judgePending()
+			}
 			return i
 		}
 		if c == '>' || len(m.buf)+i+1-p.seg > maxSegment {
-			m.add(b[:i+1])
-			m.judgePending()
+			if m.add(b[:i+1]) {
+				m.judgePending()
+			}
 			return i + 1
 		}
 	}

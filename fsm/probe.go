@@ -129,7 +129,9 @@ func (m *Machine) textInProbe(b []byte) int {
 		if !done && len(m.buf)+i+1 <= maxProbe {
 			continue
 		}
-		m.add(b[:i+1])
+		if !m.add(b[:i+1]) {
+			return i + 1
+		}
 		m.json.Write(m.buf)
 		if named && m.opt.Declared(m.probe.val[:m.probe.nval]) {
 			m.blk = block{fam: famJSON, implicit: true}

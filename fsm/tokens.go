@@ -153,8 +153,9 @@ func (m *Machine) textLooseCall(b []byte) int {
 			return len(b)
 		}
 		if m.jsonCanStart(b[i]) {
-			m.add(b[:i])
-			m.startJSON()
+			if m.add(b[:i]) {
+				m.startJSON()
+			}
 			return i
 		}
 		c.loose = len(m.buf) + i
@@ -162,7 +163,9 @@ func (m *Machine) textLooseCall(b []byte) int {
 	switch {
 	case c.fam == famToken && c.sep: // deepseek_v3: the name is the line after `function<｜tool▁sep｜>`
 		if j := bytes.IndexAny(b, "\n`{"); j >= 0 {
-			m.add(b[:j])
+			if !m.add(b[:j]) {
+				return j
+			}
 			m.setName(bytes.TrimSpace(m.looseText(len(m.buf))))
 			c.loose = -1
 			return j

@@ -66,6 +66,7 @@ const (
 	Bracket                        // a [NAME] token
 	LineStart                      // the token starts a line (after up to three spaces)
 	LateSlash                      // a closer's slash after the DSML prefix: <｜DSML｜/parameter>
+	Overflow                       // text given back because a marker candidate outgrew MaxTag
 )
 
 // Variant is the set of flags that mean a marker was not written canonically.
@@ -150,7 +151,13 @@ func (l *Lexer) Feed(p []byte) {
 func (l *Lexer) Offset() int64 { return l.offset }
 
 // Holding reports how many bytes are held back.
-func (l *Lexer) Holding() int { return len(l.hold) + len(l.partial) + len(l.pending) }
+func (l *Lexer) Holding() int {
+	n := len(l.partial) + len(l.pending)
+	if l.active {
+		n += len(l.hold)
+	}
+	return n
+}
 
 func (l *Lexer) maxTag() int {
 	if l.MaxTag > 0 {
@@ -306,7 +313,9 @@ func (l *Lexer) continueMarker(atEOF bool) (*Token, bool) {
 			l.hold = append(l.hold, c)
 			l.advance(1)
 			if len(l.hold) > maxTag {
-				return l.giveBack(), true
+				t := l.giveBack()
+				t.Flags |= Overflow
+				return t, true
 			}
 			continue
 		case doneWith:

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// demoExpect says what each sample must show.
+var demoExpect = map[string]struct {
+	minCalls int  // recovered calls, at least
+	runaway  bool // a runaway is reported
+}{
+	"deepseek_dsml":           {minCalls: 2},
+	"seed_invfunction_calls":  {minCalls: 1},
+	"qwen3_coder_write_file":  {minCalls: 1},
+	"glm_search":              {minCalls: 2},
+	"cut_off_mid_call":        {minCalls: 1},
+	"runaway_dsml_openers":    {runaway: true},
+	"markup_in_code_fence":    {minCalls: 0},
+	"roo_read_file":           {minCalls: 1},
+	"kimi_k2_parallel":        {minCalls: 2},
+	"qwen3_coder_xml_content": {minCalls: 1},
+}
+
+func TestDemoSamplesAreBundled(t *testing.T) {
+	files, err := fs.Glob(samplesFS, "samples/*")
+	require.NoError(t, err)
+	listed := map[string]bool{}
+	for _, s := range demoSamples {
+		listed[s.file] = true
+		if s.tools != "" {
+			listed[s.tools] = true
+		}
+		_, ok := demoExpect[s.name()]
+		assert.True(t, ok, "sample %s has no expectation in this test", s.name())
+		input, tools, err := s.load()
+		require.NoError(t, err, s.file)
+		assert.NotEmpty(t, input, s.file)
+		if s.tools != "" {
+			assert.Positive(t, tools.Len(), s.tools)
+		}
+	}
+	for _, f := range files {
+		assert.True(t, listed[path.Base(f)], "%s is bundled but not listed in demoSamples", f)
+	}
+	assert.Len(t, demoExpect, len(demoSamples))
+	assert.GreaterOrEqual(t, len(demoSamples), 6)
+	assert.LessOrEqual(t, len(demoSamples), 10)
+}
+
+// demoSections splits the summary into sample sections by name.
+func demoSections(t *testing.T, out string) map[string]string {
+	t.Helper()
+	sec := map[string]string{}
+	for _, part := range strings.Split(out, "\n== ")[0:] {
+		part = strings.TrimPrefix(part, "== ")
+		name, _, ok := strings.Cut(part, ":")
+		require.True(t, ok, "section without a name: %q", part)
+		sec[name] = part
+	}
+	return sec
+}
+
+var callLine = regexp.MustCompile(`(?m)^  call #\d+ `)
+
+func TestDemoSummary(t *testing.T) {
+	code, stdout, stderr := runCmd(t, nil, "demo")
+	require.Equal(t, exitOK, code, stderr)
+	require.Empty(t, stderr)
+	sections := demoSections(t, stdout)
+	for _, s := range demoSamples {
+		t.Run(s.name(), func(t *testing.T) {
+			want := demoExpect[s.name()]
+			sec, ok := sections[s.name()]
+			require.True(t, ok, "demo does not mention %s", s.name())
+			assert.Contains(t, sec, s.title)
+			n := len(callLine.FindAllString(sec, -1))
+			assert.GreaterOrEqual(t, n, want.minCalls, "calls recovered")
+			if want.minCalls == 0 && !want.runaway {
+				assert.Zero(t, n, "no call expected")
+			}
+			assert.Equal(t, want.runaway, strings.Contains(sec, "RUNAWAY"), "runaway reported")
+			assert.Regexp(t, `(?m)^  bytes .*: ok$`, sec, "accounting check")
+		})
+	}
+	assert.Regexp(t, `(?m)^total: \d+ samples, \d+ calls? recovered, \d+ repairs? made, [1-9]\d* runaways?, .*accounted for in (\d+)/(\d+) samples\n\z`, stdout)
+	assert.Contains(t, stdout, "accounted for in 10/10 samples")
+}
+
+func TestDemoIsDeterministic(t *testing.T) {
+	for _, args := range [][]string{{"demo"}, {"demo", "--json"}} {
+		_, a, _ := runCmd(t, nil, args...)
+		_, b, _ := runCmd(t, nil, args...)
+		assert.Equal(t, a, b, "%v", args)
+	}
+}
+
+func TestDemoJSON(t *testing.T) {
+	tests := []struct {
+		name  string
+		chunk string
+	}{
+		{name: "default chunks", chunk: "7"},
+		{name: "byte by byte", chunk: "1"},
+		{name: "whole", chunk: "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, nil, "demo", "--json", "--chunk", tt.chunk)
+			require.Equal(t, exitOK, code, stderr)
+			type sample struct {
+				name   string
+				events []outEvent
+			}
+			var got []*sample
+			for i, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+				require.True(t, json.Valid([]byte(line)), "line %d: %s", i+1, line)
+				var head struct {
+					Sample *string `json:"sample"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(line), &head))
+				if head.Sample != nil {
+					got = append(got, &sample{name: *head.Sample})
+					continue
+				}
+				require.NotEmpty(t, got, "event before the first sample line")
+				got[len(got)-1].events = append(got[len(got)-1].events, decodeLines(t, line+"\n")...)
+			}
+			require.Len(t, got, len(demoSamples))
+			for i, s := range demoSamples {
+				g := got[i]
+				require.Equal(t, s.name(), g.name)
+				input, _, err := s.load()
+				require.NoError(t, err)
+				assert.Equal(t, string(input), accounted(g.events), "%s: accounting", s.name())
+				want := demoExpect[s.name()]
+				assert.GreaterOrEqual(t, len(calls(t, g.events)), want.minCalls, s.name())
+				runaways := 0
+				for _, e := range g.events {
+					if e.Type == "runaway" {
+						runaways++
+					}
+				}
+				assert.Equal(t, want.runaway, runaways == 1, "%s: runaways %d", s.name(), runaways)
+			}
+		})
+	}
+}
+
+func TestDemoArguments(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		sections []string
+	}{
+		{name: "one sample", args: []string{"demo", "glm_search"}, code: exitOK, sections: []string{"glm_search"}},
+		{name: "numbered name", args: []string{"demo", "06_runaway_dsml_openers", "seed_invfunction_calls"}, code: exitOK, sections: []string{"runaway_dsml_openers", "seed_invfunction_calls"}},
+		{name: "unknown sample", args: []string{"demo", "nope"}, code: exitUsage},
+		{name: "negative chunk", args: []string{"demo", "--chunk", "-3"}, code: exitUsage},
+		{name: "unknown flag", args: []string{"demo", "--yaml"}, code: exitUsage},
+		{name: "help", args: []string{"demo", "-h"}, code: exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, nil, tt.args...)
+			require.Equal(t, tt.code, code, stderr)
+			if code == exitUsage {
+				assert.Contains(t, stderr, "Usage: toolsieve demo")
+				return
+			}
+			if tt.sections == nil {
+				assert.Contains(t, stdout, "Usage: toolsieve demo")
+				return
+			}
+			secs := demoSections(t, strings.TrimSuffix(stdout, "\n"))
+			for _, s := range tt.sections {
+				assert.Contains(t, secs, s)
+			}
+			assert.Contains(t, stdout, "total: "+plural(len(tt.sections), "sample"))
+		})
+	}
+}
+
+func TestAbbreviation(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{name: "short", in: "a\nb", want: `"a\nb"`},
+		{name: "long ascii", in: strings.Repeat("x", 300), want: `"` + strings.Repeat("x", 106) + `" … "` + strings.Repeat("x", 53) + `" (300 bytes)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, quoteAbbrev([]byte(tt.in)))
+		})
+	}
+	t.Run("multibyte stays valid", func(t *testing.T) {
+		got := quoteAbbrev([]byte(strings.Repeat("杭州｜", 40)))
+		assert.NotContains(t, got, `\x`)
+		assert.Contains(t, got, " … ")
+	})
+}
