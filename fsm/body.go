@@ -37,6 +37,13 @@ func (m *Machine) textLoose(b []byte) int {
 			continue
 		}
 		if !m.seg.active {
+			if c == '{' && m.lv == lvCall && m.call.done && m.call.fam == famHermes {
+				// another call object in the same block: the first is complete
+				if m.add(b[:i]) {
+					m.completeCall(len(m.buf), 0)
+				}
+				return i
+			}
 			if m.jsonCanStart(c) {
 				if m.add(b[:i]) {
 					m.startJSON()
@@ -257,8 +264,10 @@ func (m *Machine) jsonCanStart(c byte) bool {
 		return c == '{'
 	case lvBlock:
 		switch m.blk.fam {
-		case famToolCall, famHermes:
+		case famToolCall:
 			return c == '{' && m.blk.calls == 0 && m.opt.enabled(Hermes)
+		case famHermes:
+			return c == '{' && m.opt.enabled(Hermes)
 		case famLlama:
 			return c == '{'
 		}
@@ -530,7 +539,15 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	} else {
 		c.Args = m.call.args
 	}
-	if m.repeated(c) {
+	sum := callSum(c)
+	if m.call.fam == famHermes && m.blk.calls > 0 && sum == m.lastCall {
+		// {"name":..}{"name":..}: the same object twice in one block; the first was kept.
+		m.flushDiscard(end, "duplicate_value")
+		m.call = call{loose: -1}
+		m.lv = lvBlock
+		return
+	}
+	if m.repeated(sum) {
 		m.runaway("repeated_call")
 		return
 	}
@@ -552,7 +569,7 @@ func (m *Machine) emitEnvelopes(end int) {
 		if i == 0 {
 			c.Raw = m.buf[:end]
 		}
-		if m.repeated(c) {
+		if m.repeated(callSum(c)) {
 			m.runaway("repeated_call")
 			return
 		}
@@ -564,9 +581,8 @@ func (m *Machine) emitEnvelopes(end int) {
 	m.lv = lvBlock
 }
 
-// repeated reports whether c is the same call as the ones before it, more
-// times in a row than the runaway limit allows.
-func (m *Machine) repeated(c *Call) bool {
+// callSum fingerprints a call's name and arguments.
+func callSum(c *Call) uint64 {
 	h := fnv.New64a()
 	h.Write(c.Name)
 	h.Write([]byte{0})
@@ -577,7 +593,12 @@ func (m *Machine) repeated(c *Call) bool {
 		h.Write([]byte{0})
 		h.Write(p.Value)
 	}
-	sum := h.Sum64()
+	return h.Sum64()
+}
+
+// repeated reports whether the call with fingerprint sum is the same as the
+// ones before it, more times in a row than the runaway limit allows.
+func (m *Machine) repeated(sum uint64) bool {
 	if sum == m.lastCall && m.callCount > 0 {
 		m.repeats++
 	} else {

@@ -118,11 +118,8 @@ func (m *Machine) openSpecial(t *lexer.Token, fam family) {
 	case famMistral, famLlama:
 		m.openCall(t, fam, 0) // the opener is the call's first token
 	case famHarmony:
-		m.blk.implicit = true // one message, one call
+		m.blk.implicit = true // one message, one call; it may start at <|channel|>
 		m.openCall(t, fam, 0)
-		if t.Marker == lexer.HarmonyChannel {
-			m.call.repairs |= RMissingOpener
-		}
 	}
 }
 
