@@ -201,3 +201,31 @@ func TestFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptness checks CONTRACT.md invariant 3 on the fixtures whose calls
+// need no repair: fed one byte at a time, each call comes out of the Feed
+// that consumes the last byte of its markup, not later.
+func TestPromptness(t *testing.T) {
+	for group, cases := range loadFixtures(t) {
+		for _, fx := range cases {
+			t.Run(group+"/"+fx.Name, func(t *testing.T) {
+				p := NewParser(fx.options(t))
+				in := []byte(fx.Input)
+				accounted := 0 // bytes covered by the events so far
+				for i := range in {
+					for _, e := range p.Feed(in[i : i+1]) {
+						if e.Type == Text {
+							accounted += len(e.Text)
+							continue
+						}
+						accounted += len(e.Raw)
+						if e.Type == ToolCall && len(e.Repairs) == 0 && len(e.Raw) > 0 {
+							assert.Equal(t, i+1, accounted, "call %s emitted after byte %d, its markup ends at byte %d", e.Name, i+1, accounted)
+						}
+					}
+				}
+				p.Close()
+			})
+		}
+	}
+}

@@ -37,13 +37,6 @@ func (m *Machine) textLoose(b []byte) int {
 			continue
 		}
 		if !m.seg.active {
-			if c == '{' && m.lv == lvCall && m.call.done && m.call.fam == famHermes {
-				// another call object in the same block: the first is complete
-				if m.add(b[:i]) {
-					m.completeCall(len(m.buf), 0)
-				}
-				return i
-			}
 			if m.jsonCanStart(c) {
 				if m.add(b[:i]) {
 					m.startJSON()
@@ -275,8 +268,11 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	return false
 }
 
-// selfEnding families have no closer: a call ends with its JSON value.
-func selfEnding(f family) bool { return f == famMistral || f == famLlama || f == famJSON }
+// selfEnding families need no closer: a call ends with its JSON value
+// (hermes closers follow as block markup).
+func selfEnding(f family) bool {
+	return f == famMistral || f == famLlama || f == famJSON || f == famHermes
+}
 
 // startJSON begins a JSON body at the next byte: call arguments, a hermes
 // envelope, or a value repeated after a complete body (skipped).

@@ -156,10 +156,9 @@ type block struct {
 
 // pspan is a parameter: its name in m.names, its value in m.buf.
 type pspan struct {
-	name     span
-	val      span
-	hint     Hint
-	noOpener bool
+	name span
+	val  span
+	hint Hint
 }
 
 type span struct{ a, b int }
@@ -216,7 +215,6 @@ type segment struct {
 	active bool
 	start  int
 	n      int
-	word   bool // letters only so far
 }
 
 // Machine is the state machine. Create it with New.

@@ -292,11 +292,11 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	case rBlockClose:
 		m.openers = 0
 		m.glmLoose(tokStart)
-		var rep Repairs
-		if grammars[m.call.fam].call != lexer.Unknown {
-			rep = RMissingCloser
+		if grammars[m.call.fam].call == lexer.Unknown { // the block is the call: its closer too
+			m.completeCall(len(m.buf), 0)
+		} else {
+			m.completeCall(tokStart, RMissingCloser)
 		}
-		m.completeCall(tokStart, rep)
 		if m.lv == lvBlock {
 			m.endBlock(len(m.buf))
 		}
@@ -614,13 +614,13 @@ func (m *Machine) decide(t *lexer.Token, text []byte, eof bool) {
 	case rBlockClose:
 		m.endBody(p.start)
 		m.openers = 0
-		rep := p.repairs
-		if grammars[m.call.fam].call == lexer.Unknown {
-			rep &^= RMissingCloser
+		end := p.start
+		if grammars[m.call.fam].call == lexer.Unknown { // the block is the call: its closer too
+			end = p.end
 		}
-		m.completeCall(p.start, rep)
+		m.completeCall(end, p.repairs)
 		if m.lv == lvBlock {
-			m.endBlock(min(p.end-p.start, len(m.buf)))
+			m.endBlock(min(p.end-end, len(m.buf)))
 		}
 	}
 }

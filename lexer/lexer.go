@@ -130,7 +130,6 @@ type Lexer struct {
 	pending []byte // bytes of a cut tag's tail waiting to be returned as text
 
 	partial []byte // an incomplete UTF-8 sequence at the end of the last chunk
-	mb      [4]byte
 
 	tail  [4]byte // last bytes returned, to tell whether a marker starts a line
 	ntail int
