@@ -126,7 +126,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // AppendJSON appends the contract's JSON encoding of e to dst.
 func (e *Event) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = appendString(dst, e.Type.String())
+	dst = AppendString(dst, e.Type.String())
 	switch e.Type {
 	case Text:
 		dst = appendField(dst, "text", e.Text)
@@ -155,7 +155,7 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, r)
+			dst = AppendString(dst, r)
 		}
 		dst = append(dst, ']')
 		dst = appendField(dst, "raw", e.Raw)
@@ -179,13 +179,13 @@ func appendField(dst []byte, key string, val []byte) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
 	dst = append(dst, '"', ':')
-	return appendString(dst, string(val))
+	return AppendString(dst, val)
 }
 
-// appendString appends s as a JSON string without HTML escaping, so markup
-// stays readable. Invalid UTF-8 becomes U+FFFD, as in encoding/json, so every
-// event line is valid JSON.
-func appendString(dst []byte, s string) []byte {
+// AppendString appends s as a JSON string without HTML escaping, so markup
+// stays readable. Invalid UTF-8 becomes U+FFFD and U+2028/U+2029 are
+// escaped, as in encoding/json, so the result is always valid JSON.
+func AppendString[T string | []byte](dst []byte, s T) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
@@ -213,7 +213,8 @@ func appendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		var rb [utf8.UTFMax]byte
+		r, size := utf8.DecodeRune(rb[:copy(rb[:], s[i:])])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\\ufffd"...)

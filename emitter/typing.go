@@ -163,7 +163,7 @@ func BuildArguments(dst []byte, tool *Tool, params []Param) (obj []byte, mismatc
 			dst = append(dst, ',')
 		}
 		n++
-		dst = appendString(dst, name)
+		dst = AppendString(dst, name)
 		dst = append(dst, ':')
 		var fit bool
 		dst, fit = t.param(dst, &params[j], root.Property(name))
@@ -195,7 +195,7 @@ func (t *typer) param(dst []byte, p *Param, s *Schema) ([]byte, bool) {
 	switch p.Hint {
 	case HintString:
 		if acceptsString(s) {
-			return tyQuote(dst, p.Value), true
+			return AppendString(dst, p.Value), true
 		}
 	case HintJSON:
 		return t.jsonOrRaw(dst, p.Value, s)
@@ -256,7 +256,7 @@ func (t *typer) raw(dst, raw []byte, s *Schema, depth int) ([]byte, bool) {
 		s = nil
 	}
 	if s != nil && s.kinds == kStr && s.enum == nil && len(s.alts) == 0 {
-		return tyQuote(dst, raw), true // the common case
+		return AppendString(dst, raw), true // the common case
 	}
 	trimmed := tyTrim(raw)
 	if e := matchEnumText(raw, trimmed, s); e != nil {
@@ -338,7 +338,7 @@ func (t *typer) raw(dst, raw []byte, s *Schema, depth int) ([]byte, bool) {
 		}
 	}
 	if strict {
-		return tyQuote(dst, raw), true
+		return AppendString(dst, raw), true
 	}
 	if len(trimmed) >= 2 && trimmed[0] == '"' && tyValid(trimmed) {
 		if inner, ok := tyUnquote(trimmed); ok {
@@ -352,7 +352,7 @@ func (t *typer) raw(dst, raw []byte, s *Schema, depth int) ([]byte, bool) {
 	if hasPartial {
 		return append(dst, partial...), false
 	}
-	return tyQuote(dst, raw), false
+	return AppendString(dst, raw), false
 }
 
 // json types a valid, trimmed JSON value by s and appends it to dst.
@@ -411,11 +411,11 @@ func (t *typer) json(dst, v []byte, s *Schema, depth int) ([]byte, bool) {
 		}
 	case kInt, kNum, kBool:
 		if str {
-			return tyQuote(dst, v), true
+			return AppendString(dst, v), true
 		}
 	case kObj, kArr:
 		if str && !hasPartial {
-			return tyQuote(dst, tyCompact(nil, v)), true
+			return AppendString(dst, tyCompact(nil, v)), true
 		}
 	}
 	if hasPartial {
@@ -1116,53 +1116,4 @@ func tyUnquote(tok []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return []byte(s), true
-}
-
-// tyQuote appends b as a JSON string, escaped like the event encoding: no
-// HTML escaping, invalid UTF-8 as U+FFFD, U+2028/U+2029 escaped.
-func tyQuote(dst, b []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, b[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, b[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, b[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, b[start:]...)
-	return append(dst, '"')
 }
