@@ -72,8 +72,9 @@ type Options struct {
 // Parser is a push parser for one content stream. It is not safe for
 // concurrent use.
 type Parser struct {
-	m *fsm.Machine
-	b emitter.Builder
+	m     *fsm.Machine
+	b     emitter.Builder
+	plain [1]Event // the result of a chunk of plain text
 }
 
 // NewParser returns a parser configured by opt.
@@ -105,9 +106,14 @@ func NewParser(opt Options) *Parser {
 }
 
 // Feed consumes the next chunk of content and returns the events it
-// completed. The events and their byte slices are valid until the next call
-// to Feed or Close; use Event.Clone to keep them longer.
+// completed. The events and their byte slices (which may alias chunk) are
+// valid until the next call to Feed or Close and must not be modified; use
+// Event.Clone to keep them longer.
 func (p *Parser) Feed(chunk []byte) []Event {
+	if p.m.WritePlain(chunk) { // the common case: prose that cannot be markup
+		p.plain[0] = Event{Type: Text, Text: chunk, Offset: -1}
+		return p.plain[:]
+	}
 	p.b.Reset()
 	p.m.Write(chunk)
 	return p.b.Events()

@@ -269,8 +269,28 @@ func New(opt Options, sink Sink) *Machine {
 // Holding reports how many input bytes are held back and not yet reported.
 func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) }
 
+// plainStop marks the bytes that keep a chunk off the fast path: marker
+// triggers, newlines (word lines, code spans) and '{' (json probes).
+var plainStop = func() (t [256]bool) {
+	t = lexer.Triggers
+	t['\n'], t['{'] = true, true
+	return t
+}()
+
+// WritePlain consumes p and reports true when p is plain text that changes
+// no state: the caller then reports p as text itself, without the sink.
+// Otherwise it consumes nothing and the caller uses Write.
+func (m *Machine) WritePlain(p []byte) bool {
+	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && m.strays == 0 && !m.atLine &&
+		m.lex.Plain(p, &plainStop)
+}
+
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
+	if m.WritePlain(p) {
+		m.sink.Text(p)
+		return
+	}
 	m.lex.Feed(p)
 	for {
 		t, ok := m.lex.Next(false)

@@ -165,8 +165,8 @@ func (l *Lexer) maxTag() int {
 	return DefaultMaxTag
 }
 
-// trigger marks the bytes that may start a marker.
-var trigger = [256]bool{'<': true, '[': true, '`': true}
+// Triggers marks the bytes that may start a marker.
+var Triggers = [256]bool{'<': true, '[': true, '`': true}
 
 // Next returns the next token. ok is false when the chunk is used up and the
 // lexer needs more input; with atEOF set, held-back bytes are resolved
@@ -187,13 +187,13 @@ func (l *Lexer) Next(atEOF bool) (tok *Token, ok bool) {
 		return nil, false
 	}
 	c := l.src[l.pos]
-	if trigger[c] {
+	if Triggers[c] {
 		l.startMarker()
 		return l.continueMarker(atEOF)
 	}
 	// A run of text: find the next trigger with a table look-up per byte.
 	start, i := l.pos, l.pos+1
-	for i < len(l.src) && !trigger[l.src[i]] {
+	for i < len(l.src) && !Triggers[l.src[i]] {
 		i++
 	}
 	end := i
@@ -217,6 +217,24 @@ func (l *Lexer) Next(atEOF bool) (tok *Token, ok bool) {
 func (l *Lexer) advance(n int) {
 	l.pos += n
 	l.offset += int64(n)
+}
+
+// Plain consumes p whole as one run of text when that needs no
+// tokenizing: nothing is held back, p holds no byte marked in stop (which
+// must include Triggers) and p does not end inside a UTF-8 sequence. It
+// reports whether it did; the caller then treats p as text.
+func (l *Lexer) Plain(p []byte, stop *[256]bool) bool {
+	if l.active || len(l.partial) > 0 || len(l.pending) > 0 || len(p) == 0 || p[len(p)-1] >= utf8.RuneSelf {
+		return false
+	}
+	for _, c := range p {
+		if stop[c] {
+			return false
+		}
+	}
+	l.offset += int64(len(p))
+	l.remember(p)
+	return true
 }
 
 // finishPartial completes a UTF-8 sequence cut by a chunk boundary.
