@@ -245,14 +245,13 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	switch m.lv {
 	case lvCall:
 		cl := &m.call
-		named := cl.name.b > cl.name.a
 		switch {
 		case !grammars[cl.fam].jsonBody || len(cl.params) > 0 || cl.done && cl.args == nil:
 			return false
-		case cl.fam == famMistral && !named:
+		case cl.fam == famMistral && !cl.named:
 			return c == '{' || c == '['
 		case cl.fam == famToken || cl.fam == famHarmony || cl.fam == famMistral:
-			return c == '{' && named
+			return c == '{' && cl.named
 		}
 		return c == '{'
 	case lvBlock:
@@ -305,6 +304,10 @@ func (m *Machine) startJSON() {
 // closer (`..."invfunction_calls>`).
 func (m *Machine) textInJSON(b []byte) int {
 	if !m.json.InString() && m.jheld == 0 {
+		// Up to the next quote at most: a string may start there.
+		if i := bytes.IndexAny(b, `"'`); i >= 0 {
+			b = b[:i+1]
+		}
 		return m.writeJSON(b)
 	}
 	i := 0
@@ -379,15 +382,26 @@ func (m *Machine) feedHeld() {
 	m.feedBytes(held)
 }
 
-// feedBytes feeds bytes already in m.buf to the scanner.
+// feedBytes feeds bytes already in m.buf to the scanner. When b ends the
+// buffer and the value ends inside it, the bytes after the value are taken
+// out and handled again at the call level, as if they had come after it.
 func (m *Machine) feedBytes(b []byte) {
 	if m.lv != lvJSON || len(b) == 0 {
 		return
 	}
-	if _, done := m.json.Write(b); done || m.json.Failed() {
-		m.finishJSON(false)
-		m.jsonEnded()
+	n, done := m.json.Write(b)
+	if !done && !m.json.Failed() {
+		return
 	}
+	var rest []byte
+	if n < len(b) && &b[len(b)-1] == &m.buf[len(m.buf)-1] {
+		rest = append(m.scratch[:0], b[n:]...)
+		m.scratch = rest
+		m.buf = m.buf[:len(m.buf)-len(rest)]
+	}
+	m.finishJSON(false)
+	m.jsonEnded()
+	m.text(rest)
 }
 
 func (m *Machine) tagInJSON(t *lexer.Token, tokStart int) {
@@ -520,6 +534,10 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		m.call = call{loose: -1}
 		m.lv = lvBlock
 		return
+	}
+	if a := bytes.TrimSpace(m.call.args); len(a) > 0 && a[0] != '{' { // arguments must be an object
+		m.call.args = nil
+		m.call.repairs |= RJSONRepaired
 	}
 	c := &m.out
 	*c = Call{Dialect: m.call.dialect, Name: name, Repairs: m.call.repairs, Raw: m.buf[:end], Offset: m.bufOff}

@@ -180,6 +180,7 @@ type call struct {
 	hasKey  bool
 	loose   int  // start of loose text in m.buf, -1 if none
 	sep     bool // the separator token after the name was seen
+	named   bool // the name is complete (it may be empty)
 	wantID  bool // an id comes before the arguments (mistral [CALL_ID])
 }
 
@@ -240,7 +241,8 @@ type Machine struct {
 	params  []Param
 	argsBuf []byte
 	out     Call
-	envs    []env // calls of a JSON array of call objects, reported together
+	envs    []env  // calls of a JSON array of call objects, reported together
+	scratch []byte // bytes taken back out of buf to be handled again
 
 	harmonyThink bool // the reasoning in progress is a harmony analysis message
 	atLine       bool // the next text byte starts a line
@@ -355,8 +357,11 @@ func (m *Machine) token(t *lexer.Token) {
 }
 
 // text handles a run of content bytes. Handlers consume a prefix and may
-// change level; the rest goes to the handler of the new level.
+// change level; the rest goes to the handler of the new level. A handler
+// that consumes nothing must change state; should one fail to, a byte is
+// taken as it stands so that the machine always moves on.
 func (m *Machine) text(b []byte) {
+	stuck := 0
 	for len(b) > 0 {
 		var n int
 		switch {
@@ -382,10 +387,33 @@ func (m *Machine) text(b []byte) {
 				n = m.textInProbe(b)
 			}
 		}
+		if n == 0 {
+			if stuck++; stuck > 3 {
+				n = m.takeStuck(b[:1])
+			}
+		} else {
+			stuck = 0
+		}
 		m.settle()
 		b = b[n:]
 		m.textOff += int64(n)
 	}
+}
+
+// takeStuck accounts for a byte no handler would take: markup in a unit,
+// text outside.
+func (m *Machine) takeStuck(b []byte) int {
+	switch m.lv {
+	case lvText:
+		m.emitText(b)
+	case lvThink:
+		m.sink.Reasoning(b, b)
+	case lvStopped:
+		m.sink.Discard(b, "after_runaway")
+	default:
+		m.add(b)
+	}
+	return len(b)
 }
 
 // add appends markup bytes to the buffer, enforcing the cap. It reports

@@ -131,7 +131,7 @@ func (m *Machine) collectsLoose() bool {
 	case famGLM:
 		return true
 	case famToken:
-		return !c.sep || c.name.b == c.name.a
+		return !c.sep || !c.named
 	case famMistral:
 		return c.name.b == c.name.a && !c.done
 	case famHarmony:
@@ -165,6 +165,7 @@ func (m *Machine) textLooseCall(b []byte) int {
 			}
 			m.setName(bytes.TrimSpace(m.looseText(len(m.buf))))
 			c.loose = -1
+			c.named = true
 			return j
 		}
 	case c.fam == famHarmony && len(m.buf)-c.start > maxHeader:
@@ -178,6 +179,7 @@ func (m *Machine) textLooseCall(b []byte) int {
 const maxHeader = 512
 
 func (m *Machine) setName(name []byte) {
+	m.call.named = true
 	m.call.name = m.keepName(name)
 	if len(name) > 0 && !m.blk.implicit {
 		m.sink.CallStart(name)

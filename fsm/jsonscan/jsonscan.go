@@ -146,11 +146,11 @@ func (s *Scanner) Done() bool { return s.state == stDone }
 // Started reports whether a non-whitespace byte of the value was consumed.
 func (s *Scanner) Started() bool { return s.started }
 
-// InString reports whether the scanner is inside a string (a key or a value,
-// quoted or an unquoted key).
+// InString reports whether the scanner is inside a quoted string (a key or
+// a value): a marker arriving now is string content.
 func (s *Scanner) InString() bool {
 	switch s.state {
-	case stStr, stEsc, stHex, stUKey:
+	case stStr, stEsc, stHex:
 		return true
 	}
 	return false

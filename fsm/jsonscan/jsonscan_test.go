@@ -303,7 +303,7 @@ func TestAccessors(t *testing.T) {
 	assert.Equal(t, 0, s.Len())
 	n, _ = s.Write([]byte(`{unquoted`))
 	assert.Equal(t, 9, n)
-	assert.True(t, s.InString())
+	assert.False(t, s.InString(), "an unquoted key is not a quoted string")
 	assert.True(t, s.Repaired())
 
 	// Failure is sticky and the error names the offset.
