@@ -2,6 +2,9 @@
 GO        ?= go
 FUZZTIME  ?= 20s
 BENCHTIME ?= 3x
+# Peers comparison (bench/peers, its own module): one op of a quadratic peer
+# takes up to minutes and then runs once; the fast ones run about this long.
+PEERS_BENCHTIME ?= 1s
 
 .PHONY: all build test demo bench fuzz vet
 
@@ -19,8 +22,12 @@ test: vet
 demo:
 	$(GO) run ./cmd/toolsieve demo
 
+# bench: the main benchmarks, then toolsieve against the naive rescanning
+# baseline and ollama's parsers on the same inputs and chunks, printed as one
+# table (see bench/RESULTS.md).
 bench:
 	$(GO) test ./bench -run '^$$' -bench . -benchtime $(BENCHTIME)
+	cd bench/peers && $(GO) test -run '^$$' -bench . -benchtime $(PEERS_BENCHTIME) -timeout 30m . | $(GO) run ./cmd/table
 
 # Runs every fuzz target of ./fuzz for FUZZTIME each.
 fuzz:

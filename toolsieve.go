@@ -74,7 +74,7 @@ type Options struct {
 type Parser struct {
 	m     *fsm.Machine
 	b     emitter.Builder
-	plain [1]Event // the result of a chunk of plain text
+	plain []Event // the result of a chunk of plain text (one event)
 }
 
 // NewParser returns a parser configured by opt.
@@ -111,8 +111,11 @@ func NewParser(opt Options) *Parser {
 // Event.Clone to keep them longer.
 func (p *Parser) Feed(chunk []byte) []Event {
 	if p.m.WritePlain(chunk) { // the common case: prose that cannot be markup
+		if p.plain == nil {
+			p.plain = make([]Event, 1)
+		}
 		p.plain[0] = Event{Type: Text, Text: chunk, Offset: -1}
-		return p.plain[:]
+		return p.plain
 	}
 	p.b.Reset()
 	p.m.Write(chunk)

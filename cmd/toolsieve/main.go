@@ -44,6 +44,8 @@ Usage:
 
 Commands:
   parse    read a model's output and print its events as JSON lines
+  rewrite  rewrite a chat response so that tool calls in its text become native calls
+  proxy    serve a proxy to an OpenAI or Anthropic API that rewrites its chat responses
   demo     run the parser on bundled sample streams and show what it recovered
   help     show help for a command
 
@@ -60,8 +62,10 @@ var commands = map[string]struct {
 	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	usage func() string
 }{
-	"parse": {runParse, func() string { return parseUsage }},
-	"demo":  {runDemo, demoUsageText},
+	"parse":   {runParse, func() string { return parseUsage }},
+	"rewrite": {runRewrite, func() string { return rewriteUsage }},
+	"proxy":   {runProxy, func() string { return proxyUsage }},
+	"demo":    {runDemo, demoUsageText},
 }
 
 func main() {

@@ -64,7 +64,7 @@ func decodeInput(kind string, r io.Reader) (source, error) {
 	case "text":
 		return &textSource{r: r, buf: make([]byte, readBufSize)}, nil
 	case "sse", "auto":
-		return nil, errNotAvailable
+		return sseInput(kind, r), nil
 	}
 	return nil, fmt.Errorf("unknown input kind %q", kind)
 }

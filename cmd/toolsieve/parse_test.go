@@ -131,8 +131,8 @@ func TestParseExitStatus(t *testing.T) {
 
 		{name: "unknown flag", args: []string{"parse", "--frob"}, code: exitUsage, stderrHas: "-frob"},
 		{name: "bad input kind", args: []string{"parse", "--input", "xml"}, code: exitUsage, stderrHas: `bad --input value "xml"`},
-		{name: "input sse not yet", args: []string{"parse", "--input", "sse"}, code: exitUsage, stderrHas: "not available yet"},
-		{name: "input auto not yet", args: []string{"parse", "--input", "auto", good}, code: exitUsage, stderrHas: "not available yet"},
+		{name: "input sse", args: []string{"parse", "--input", "sse"}, stdin: strings.NewReader("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n"), code: exitOK},
+		{name: "input auto", args: []string{"parse", "--input", "auto", good}, code: exitOK},
 		{name: "input without value", args: []string{"parse", "--input"}, code: exitUsage},
 		{name: "chunk not a number", args: []string{"parse", "--chunk", "ten"}, code: exitUsage, stderrHas: "chunk"},
 		{name: "chunk negative", args: []string{"parse", "--chunk", "-1"}, code: exitUsage, stderrHas: "bad --chunk value -1"},

@@ -1,0 +1,165 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve/lexer"
+)
+
+// TestPlainTextZeroAllocs checks that a warmed-up parser fed plain text in
+// 4-byte chunks allocates nothing in steady state.
+func TestPlainTextZeroAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	in := prose(rng, 64<<10)
+	p := toolsieve.NewParser(toolsieve.Options{})
+	pass := func() {
+		for i := 0; i < len(in); i += 4 {
+			p.Feed(in[i:min(i+4, len(in))])
+		}
+	}
+	pass() // warm up: buffers reach their steady size
+	chunks := (len(in) + 3) / 4
+	// One run of pass makes the count exact (AllocsPerRun divides by runs).
+	perPass := testing.AllocsPerRun(1, pass)
+	t.Logf("plain text, 4-byte chunks: %v allocations over %d chunks", perPass, chunks)
+	if perPass != 0 {
+		t.Errorf("plain text in 4-byte chunks: %v allocations per %d chunks, want 0", perPass, chunks)
+	}
+	// The same, one chunk per run.
+	i := 0
+	perChunk := testing.AllocsPerRun(10000, func() {
+		if i >= len(in) {
+			i = 0
+		}
+		p.Feed(in[i:min(i+4, len(in))])
+		i += 4
+	})
+	if perChunk != 0 {
+		t.Errorf("plain text: %v allocations per 4-byte chunk, want 0", perChunk)
+	}
+
+	// Code-heavy text is reported, not asserted: markers' candidates may
+	// cost something.
+	codeIn := code(rng, 64<<10)
+	q := toolsieve.NewParser(toolsieve.Options{})
+	codePass := func() {
+		for i := 0; i < len(codeIn); i += 4 {
+			q.Feed(codeIn[i:min(i+4, len(codeIn))])
+		}
+	}
+	codePass()
+	t.Logf("code-heavy text, 4-byte chunks: %v allocations over %d chunks", testing.AllocsPerRun(1, codePass), (len(codeIn)+3)/4)
+}
+
+// TestIdleParserMemory measures the heap held by one idle parser right
+// after construction.
+func TestIdleParserMemory(t *testing.T) {
+	const n = 1000
+	ps := make([]*toolsieve.Parser, n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range ps {
+		ps[i] = toolsieve.NewParser(toolsieve.Options{})
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	runtime.KeepAlive(ps)
+	t.Logf("idle parser: %d heap bytes each (%d objects each; toolsieve.Parser %d bytes, fsm.Machine %d bytes, lexer.Lexer %d bytes)",
+		per, (after.Mallocs-before.Mallocs)/n, unsafe.Sizeof(toolsieve.Parser{}), unsafe.Sizeof(fsm.Machine{}), unsafe.Sizeof(lexer.Lexer{}))
+	if per > 2048 {
+		t.Errorf("idle parser holds %d bytes, want at most 2048; largest fields:\n%s\n%s\n%s", per,
+			bigFields(reflect.TypeOf(toolsieve.Parser{})), bigFields(reflect.TypeOf(fsm.Machine{})),
+			bigFields(reflect.TypeOf(lexer.Lexer{})))
+	}
+
+	// For information: what a parser keeps after it has parsed a 64 KiB
+	// call and gone back to idle (its buffers are reused, not freed).
+	used := make([]*toolsieve.Parser, 100)
+	in := singleCall("anthropic", fileContent(64<<10))
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range used {
+		used[i] = toolsieve.NewParser(toolsieve.Options{})
+		for j := 0; j < len(in); j += 4096 {
+			used[i].Feed(in[j:min(j+4096, len(in))])
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	t.Logf("parser idle after a 64 KiB call: %d heap bytes each",
+		(int64(after.HeapAlloc)-int64(before.HeapAlloc))/int64(len(used)))
+	runtime.KeepAlive(used)
+}
+
+// bigFields lists the fields of struct type t of 64 bytes or more.
+func bigFields(t reflect.Type) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d bytes):", t, t.Size())
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.Type.Size() >= 64 {
+			fmt.Fprintf(&b, " %s %s %d;", f.Name, f.Type, f.Type.Size())
+		}
+	}
+	return b.String()
+}
+
+// TestGenerators checks that the benchmark inputs are what they claim:
+// the right number of calls, no runaway, nothing left open, and plain text
+// that comes back as text.
+func TestGenerators(t *testing.T) {
+	for _, dialect := range []string{"anthropic", "qwen3_coder"} {
+		n := 64 << 10
+		in := singleCall(dialect, fileContent(n))
+		var got []toolsieve.Event
+		for _, e := range toolsieve.Parse(in, toolsieve.Options{MaxCallBytes: n + 64<<10}) {
+			if e.Type == toolsieve.ToolCall {
+				got = append(got, e)
+			}
+		}
+		if len(got) != 1 || got[0].Dialect != dialect || len(got[0].Repairs) != 0 {
+			t.Fatalf("%s single call: got %d calls %v", dialect, len(got), got)
+		}
+		if len(got[0].Arguments) < n {
+			t.Errorf("%s single call: arguments of %d bytes, want at least %d", dialect, len(got[0].Arguments), n)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for name, in := range map[string][]byte{"prose": prose(rng, 64<<10), "code": code(rng, 64<<10)} {
+		var text []byte
+		for _, e := range toolsieve.Parse(in, toolsieve.Options{}) {
+			if e.Type != toolsieve.Text {
+				t.Errorf("%s: unexpected %s event %q", name, e.Type, e.Raw)
+				continue
+			}
+			text = append(text, e.Text...)
+		}
+		if string(text) != string(in) {
+			t.Errorf("%s: text differs from input", name)
+		}
+	}
+	dense, calls := toolDense(256 << 10)
+	t.Logf("tool-dense text: %d calls in %d bytes", calls, len(dense))
+	if calls < 100 {
+		t.Errorf("tool-dense text has only %d calls in %d bytes", calls, len(dense))
+	}
+	if got := feedFixed(toolsieve.Options{}, dense, 7); got.calls != calls || got.runaways != 0 {
+		t.Errorf("tool-dense: got %+v, want %d calls", got, calls)
+	}
+	for _, n := range []int{1 << 10, 256 << 10, 1 << 20} {
+		in, want := mixed(uint64(n), n)
+		got := feedCuts(toolsieve.Options{}, in, deltaSizes(3))
+		if got.calls != want || got.runaways != 0 || got.errors != 0 {
+			t.Errorf("mixed %d: got %+v, want %d calls", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/toolsieve/toolsieve"
+)
+
+const proxyUsage = `Usage: toolsieve proxy --upstream URL [--listen ADDR] [--tools FILE] [--log-format text|json] [--log-level LEVEL]
+
+Serves an OpenAI-compatible (and Anthropic-compatible) endpoint on ADDR and
+forwards every request to URL with the request path appended unchanged:
+with --upstream https://api.deepseek.com, point the client's base URL at
+http://127.0.0.1:8080/v1. Chat responses (POST .../chat/completions and
+.../messages, streamed or not) come back with the tool calls the model wrote
+as markup turned into native tool calls, the markup taken out of the
+content, and finish_reason tool_calls (stop_reason tool_use). Everything
+else passes through unchanged. Credentials are forwarded, never logged.
+
+Flags:
+  --upstream URL      the API to forward to (required)
+  --listen ADDR       address to serve on (default 127.0.0.1:8080)
+  --tools FILE        declared tools to use for every request, instead of the
+                      tools each request declares
+  --log-format FMT    text or json (default text), on standard error
+  --log-level LEVEL   debug, info, warn or error (default info)
+
+Stops on SIGINT or SIGTERM, letting requests in flight finish for up to 10s.
+Exit status: 0 after a clean stop, 1 when the address cannot be served,
+2 for bad usage.
+`
+
+// proxySignals returns the context that stops the proxy; tests replace it.
+var proxySignals = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// proxyListening is called with the address the proxy serves on; tests
+// use it to find a port chosen by the system.
+var proxyListening = func(net.Addr) {}
+
+func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	const name = "proxy"
+	fs := newFlagSet(name)
+	listen := fs.String("listen", "127.0.0.1:8080", "")
+	upstream := fs.String("upstream", "", "")
+	toolsFile := fs.String("tools", "", "")
+	logFormat := fs.String("log-format", "text", "")
+	logLevel := fs.String("log-level", "info", "")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(err, name, proxyUsage, stdout, stderr)
+	}
+	if len(pos) > 0 {
+		return usageError(stderr, name, proxyUsage, fmt.Sprintf("unexpected arguments: %q", pos))
+	}
+	if *upstream == "" {
+		return usageError(stderr, name, proxyUsage, "--upstream is required")
+	}
+	up, err := url.Parse(*upstream)
+	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return usageError(stderr, name, proxyUsage, "bad --upstream value (want an http or https URL)")
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usageError(stderr, name, proxyUsage, fmt.Sprintf("bad --log-level value %q", *logLevel))
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var logger *slog.Logger
+	switch *logFormat {
+	case "text":
+		logger = slog.New(slog.NewTextHandler(stderr, hopts))
+	case "json":
+		logger = slog.New(slog.NewJSONHandler(stderr, hopts))
+	default:
+		return usageError(stderr, name, proxyUsage, fmt.Sprintf("bad --log-format value %q (want text or json)", *logFormat))
+	}
+	var opt toolsieve.Options
+	if *toolsFile != "" {
+		tools, err := loadTools(*toolsFile)
+		if err != nil {
+			return usageError(stderr, name, proxyUsage, "--tools: "+err.Error())
+		}
+		opt.Tools = tools
+	}
+
+	p := toolsieve.NewProxy(up, opt)
+	p.Logger = logger
+	srv := &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		logger.Error("cannot listen", "addr", *listen, "error", err.Error())
+		return exitIO
+	}
+	ctx, stop := proxySignals()
+	defer stop()
+	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", toolsieve.RedactURL(up))
+	proxyListening(ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		logger.Error("serving stopped", "error", err.Error())
+		return exitIO
+	case <-ctx.Done():
+	}
+	logger.Info("stopping")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("serving stopped", "error", err.Error())
+		return exitIO
+	}
+	return exitOK
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func readSSE(t *testing.T, name string) []byte {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sse", name))
+	require.NoError(t, err)
+	return b
+}
+
+func TestRewriteCommand(t *testing.T) {
+	in := readSSE(t, "openai_chat.sse")
+	code, stdout, stderr := runCmd(t, bytes.NewReader(in), "rewrite")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, `"tool_calls":[{"index":0,`)
+	assert.Contains(t, stdout, `"finish_reason":"tool_calls"`)
+	assert.True(t, strings.HasSuffix(stdout, "data: [DONE]\n\n"))
+	assert.NotContains(t, stdout, "<tool_call>")
+
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a.sse")
+	require.NoError(t, os.WriteFile(f, readSSE(t, "anthropic_messages.sse"), 0o644))
+	code, stdout, _ = runCmd(t, nil, "rewrite", "--api", "anthropic", f)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, `"type":"tool_use"`)
+	assert.Contains(t, stdout, `"stop_reason":"tool_use"`)
+
+	code, _, stderr = runCmd(t, nil, "rewrite", "--api", "gemini")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "Usage: toolsieve rewrite")
+	code, _, _ = runCmd(t, nil, "rewrite", filepath.Join(dir, "missing.sse"))
+	assert.Equal(t, exitIO, code)
+}
+
+func TestParseInputSSE(t *testing.T) {
+	for _, kind := range []string{"sse", "auto"} {
+		for _, name := range []string{"openai_chat.sse", "anthropic_messages.sse"} {
+			code, stdout, stderr := runCmd(t, bytes.NewReader(readSSE(t, name)), "parse", "--input", kind, "--chunk", "3")
+			require.Equal(t, exitOK, code, stderr)
+			assert.Contains(t, stdout, `"type":"tool_call"`, name)
+			assert.Contains(t, stdout, `"name":"get_weather"`, name)
+		}
+	}
+	// auto reads text as text.
+	code, stdout, _ := runCmd(t, strings.NewReader("\xEF\xBB\xBFHello <tool_call>get_time</tool_call>"), "parse", "--input", "auto")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, `"name":"get_time"`)
+}
+
+// lockedBuffer collects log output written from server goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestProxyCommand(t *testing.T) {
+	const secret = "sk-cmd-SECRET-4242"
+	stream := readSSE(t, "openai_chat.sse")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.Header.Get("Authorization") != "Bearer "+secret {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(stream)
+	}))
+	defer up.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrs := make(chan net.Addr, 1)
+	oldSignals, oldListening := proxySignals, proxyListening
+	proxySignals = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	proxyListening = func(a net.Addr) { addrs <- a }
+	defer func() { proxySignals, proxyListening = oldSignals, oldListening }()
+
+	logs := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL + "/?key=" + secret}, strings.NewReader(""), io.Discard, logs)
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-addrs:
+	case code := <-done:
+		t.Fatalf("proxy exited with %d: %s", code, logs.String())
+	case <-time.After(5 * time.Second):
+		t.Fatal("proxy did not start")
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr.String()+"/v1/chat/completions", strings.NewReader(`{"stream":true}`))
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("X-Api-Key", secret)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), `"tool_calls":[{"index":0,`)
+
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, exitOK, code)
+	case <-time.After(15 * time.Second):
+		t.Fatal("proxy did not stop")
+	}
+	out := logs.String()
+	assert.Contains(t, out, "proxy listening")
+	assert.Contains(t, out, "calls=1")
+	assert.NotContains(t, out, "SECRET")
+}
+
+func TestProxyCommandUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"proxy"},
+		{"proxy", "--upstream", "ftp://x"},
+		{"proxy", "--upstream", "http://x", "--log-format", "xml"},
+		{"proxy", "--upstream", "http://x", "extra"},
+	} {
+		code, _, stderr := runCmd(t, nil, args...)
+		assert.Equal(t, exitUsage, code, args)
+		assert.Contains(t, stderr, "Usage: toolsieve proxy", args)
+	}
+	code, _, _ := runCmd(t, nil, "proxy", "--upstream", "http://x", "--listen", "256.0.0.1:99999")
+	assert.Equal(t, exitIO, code)
+}
