@@ -10,9 +10,11 @@ import (
 // recorder is a Sink that describes what it receives.
 type recorder struct{ got []string }
 
-func (r *recorder) Text(b []byte)              { r.got = append(r.got, fmt.Sprintf("text %q", b)) }
-func (r *recorder) Reasoning(text, raw []byte) { r.got = append(r.got, fmt.Sprintf("reasoning %q", text)) }
-func (r *recorder) CallStart(name []byte)      { r.got = append(r.got, "start "+string(name)) }
+func (r *recorder) Text(b []byte) { r.got = append(r.got, fmt.Sprintf("text %q", b)) }
+func (r *recorder) Reasoning(text, raw []byte) {
+	r.got = append(r.got, fmt.Sprintf("reasoning %q", text))
+}
+func (r *recorder) CallStart(name []byte) { r.got = append(r.got, "start "+string(name)) }
 func (r *recorder) Call(c *Call) {
 	args := string(c.Args)
 	for _, p := range c.Params {
