@@ -1,6 +1,7 @@
 package emitter
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/toolsieve/toolsieve/fsm"
@@ -97,6 +98,10 @@ func (b *Builder) Call(c *fsm.Call) {
 		variant = t.Name != name
 		tool, name = t, t.Name
 	}
+	// One growth for the call's raw bytes and its typed arguments, which
+	// take about as much room as the values they come from.
+	need := 2*len(c.Raw) + len(c.Args) + 64
+	b.arena = slices.Grow(b.arena, need)
 	start := len(b.repairs)
 	rep := c.Repairs
 	if variant {

@@ -287,10 +287,22 @@ func (m *Machine) WritePlain(p []byte) bool {
 		m.lex.Plain(p, &plainStop)
 }
 
+// valueStop marks the bytes that keep a chunk of a value off the fast
+// path: marker triggers and '>' (misspelt closers).
+var valueStop = func() (t [256]bool) {
+	t = lexer.Triggers
+	t['>'] = true
+	return t
+}()
+
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
 	if m.WritePlain(p) {
 		m.sink.Text(p)
+		return
+	}
+	if m.lv == lvValue && !m.pend.active && m.lex.Plain(p, &valueStop) {
+		m.add(p) // more of an argument's value
 		return
 	}
 	m.lex.Feed(p)
