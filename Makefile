@@ -33,5 +33,5 @@ bench:
 fuzz:
 	@set -e; for t in $$($(GO) test ./fuzz -list '^Fuzz' | grep '^Fuzz'); do \
 		echo "== $$t ($(FUZZTIME))"; \
-		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME); \
+		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s; \
 	done

@@ -297,6 +297,15 @@ var valueStop = func() (t [256]bool) {
 
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
+	if m.lv == lvStopped { // after a runaway nothing is tokenized any more
+		if held := m.lex.Drain(); len(held) > 0 {
+			m.sink.Discard(held, "after_runaway")
+		}
+		if len(p) > 0 {
+			m.sink.Discard(p, "after_runaway")
+		}
+		return
+	}
 	if m.WritePlain(p) {
 		m.sink.Text(p)
 		return

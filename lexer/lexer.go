@@ -219,6 +219,21 @@ func (l *Lexer) advance(n int) {
 	l.offset += int64(n)
 }
 
+// Drain returns the bytes held back, in input order, and forgets them. It
+// is for a caller that stops tokenizing (after a runaway).
+func (l *Lexer) Drain() []byte {
+	var b []byte
+	switch {
+	case len(l.pending) > 0:
+		b, l.pending = l.pending, nil
+	case len(l.partial) > 0:
+		b, l.partial = l.partial, l.partial[len(l.partial):]
+	case l.active:
+		b, l.active = l.hold, false
+	}
+	return b
+}
+
 // Plain consumes p whole as one run of text when that needs no
 // tokenizing: nothing is held back, p holds no byte marked in stop (which
 // must include Triggers) and p does not end inside a UTF-8 sequence. It
