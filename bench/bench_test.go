@@ -14,6 +14,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -171,6 +172,33 @@ func BenchmarkStreamScaling(b *testing.B) {
 			}
 			if t.calls != calls || t.runaways != 0 {
 				b.Fatalf("got %d calls, %d runaways; want %d calls", t.calls, t.runaways, calls)
+			}
+			reportNsPerByte(b, len(in))
+		})
+	}
+}
+
+// BenchmarkJSONArgument measures one hermes call whose JSON arguments hold
+// a string of N bytes, fed in 4-byte chunks: the incremental JSON scanner
+// must cost the same per byte at every size.
+func BenchmarkJSONArgument(b *testing.B) {
+	for _, n := range []int{256 << 10, 4 << 20} {
+		value, err := json.Marshal(string(fileContent(n)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := []byte("Writing.\n<tool_call>\n{\"name\": \"write_to_file\", \"arguments\": {\"path\": \"a.go\", \"content\": ")
+		in = append(append(in, value...), "}}\n</tool_call>\nDone.\n"...)
+		opt := toolsieve.Options{MaxCallBytes: 2*len(in) + 64<<10}
+		b.Run(sizeName(n), func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			var t tally
+			for b.Loop() {
+				t = feedFixed(opt, in, 4)
+			}
+			if t.calls != 1 || t.runaways != 0 || t.errors != 0 {
+				b.Fatalf("got %d calls, %d runaways, %d errors; want one call", t.calls, t.runaways, t.errors)
 			}
 			reportNsPerByte(b, len(in))
 		})

@@ -7,6 +7,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -222,6 +224,35 @@ func BenchmarkRewriterThroughput(b *testing.B) {
 			for b.Loop() {
 				r := toolsieve.NewRewriter(io.NopCloser(bytes.NewReader(stream)), toolsieve.APIAuto, toolsieve.Options{IDPrefix: "id"})
 				if _, err := io.Copy(io.Discard, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkOpenAIDecode is the yardstick for BenchmarkRewriterThroughput:
+// what openai-go itself spends decoding the same stream into chunks
+// (ssestream + JSON), which every client of the proxy pays anyway.
+func BenchmarkOpenAIDecode(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		callEvery int
+	}{{"plain", 0}, {"calls", 64}} {
+		b.Run(tc.name, func(b *testing.B) {
+			stream := pxOpenAIStream(pxDeltas(2, 6000, tc.callEvery))
+			b.SetBytes(int64(len(stream)))
+			b.ReportAllocs()
+			for b.Loop() {
+				resp := &http.Response{
+					Header: http.Header{"Content-Type": []string{"text/event-stream"}},
+					Body:   io.NopCloser(bytes.NewReader(stream)),
+				}
+				s := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(resp), nil)
+				for s.Next() {
+					_ = s.Current()
+				}
+				if err := s.Err(); err != nil {
 					b.Fatal(err)
 				}
 			}
