@@ -228,21 +228,22 @@ type Machine struct {
 	code  codeState
 	ticks int
 
-	buf     []byte // markup in progress
-	bufOff  int64  // input offset of buf[0]
-	names   []byte // names of the call in progress
-	blk     block
-	call    call
-	val     value
-	pend    pending
-	seg     segment
-	json    jsonscan.Scanner
-	jheld   int // bytes at the end of buf not yet fed to json
-	params  []Param
-	argsBuf []byte
-	out     Call
-	envs    []env  // calls of a JSON array of call objects, reported together
-	scratch []byte // bytes taken back out of buf to be handled again
+	buf      []byte // markup in progress
+	bufOff   int64  // input offset of buf[0]
+	names    []byte // names of the call in progress
+	blk      block
+	call     call
+	val      value
+	pend     pending
+	seg      segment
+	json     jsonscan.Scanner
+	jheld    int // bytes at the end of buf not yet fed to json
+	params   []Param
+	argsBuf  []byte
+	out      Call
+	envs     []env  // calls of a JSON array of call objects, reported together
+	scratch  []byte // bytes taken back out of buf to be handled again
+	stopTail []byte // after a runaway: an incomplete UTF-8 sequence held back
 
 	harmonyThink bool // the reasoning in progress is a harmony analysis message
 	atLine       bool // the next text byte starts a line
@@ -279,6 +280,26 @@ var plainStop = func() (t [256]bool) {
 	return t
 }()
 
+// discardStopped reports input after a runaway, which is no longer
+// tokenized, as discards that never end inside a UTF-8 sequence.
+func (m *Machine) discardStopped(p []byte, atEOF bool) {
+	if held := m.lex.Drain(); len(held) > 0 {
+		m.stopTail = append(m.stopTail, held...)
+	}
+	if len(m.stopTail) > 0 {
+		m.stopTail = append(m.stopTail, p...)
+		p = m.stopTail
+	}
+	n := len(p)
+	if !atEOF {
+		n = lexer.CompleteUTF8(p)
+	}
+	if n > 0 {
+		m.sink.Discard(p[:n], "after_runaway")
+	}
+	m.stopTail = append(m.stopTail[:0], p[n:]...) // p may be stopTail: append moves safely
+}
+
 // WritePlain consumes p and reports true when p is plain text that changes
 // no state: the caller then reports p as text itself, without the sink.
 // Otherwise it consumes nothing and the caller uses Write.
@@ -297,13 +318,8 @@ var valueStop = func() (t [256]bool) {
 
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
-	if m.lv == lvStopped { // after a runaway nothing is tokenized any more
-		if held := m.lex.Drain(); len(held) > 0 {
-			m.sink.Discard(held, "after_runaway")
-		}
-		if len(p) > 0 {
-			m.sink.Discard(p, "after_runaway")
-		}
+	if m.lv == lvStopped {
+		m.discardStopped(p, false)
 		return
 	}
 	if m.WritePlain(p) {
@@ -327,6 +343,10 @@ func (m *Machine) Write(p []byte) {
 // Close ends the stream: held-back bytes are resolved and open markup is
 // closed (calls carry closed_at_eof).
 func (m *Machine) Close() {
+	if m.lv == lvStopped {
+		m.discardStopped(nil, true)
+		return
+	}
 	m.lex.Feed(nil)
 	for {
 		t, ok := m.lex.Next(true)

@@ -198,7 +198,7 @@ func (l *Lexer) Next(atEOF bool) (tok *Token, ok bool) {
 	}
 	end := i
 	if i == len(l.src) && !atEOF {
-		end = completeUTF8(l.src[start:i]) + start
+		end = CompleteUTF8(l.src[start:i]) + start
 	}
 	if end == start { // only an incomplete UTF-8 sequence: hold it
 		l.partial = append(l.partial[:0], l.src[start:i]...)
@@ -272,7 +272,7 @@ func (l *Lexer) finishPartial(atEOF bool) (*Token, bool) {
 
 // completeUTF8 returns the length of the longest prefix of b that does not
 // end inside a UTF-8 sequence that later bytes could complete.
-func completeUTF8(b []byte) int {
+func CompleteUTF8(b []byte) int {
 	n := len(b)
 	for i := n - 1; i >= 0 && i >= n-3; i-- {
 		c := b[i]

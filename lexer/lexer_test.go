@@ -173,7 +173,7 @@ func TestLexerNeverSplitsUTF8(t *testing.T) {
 			if !ok {
 				break
 			}
-			assert.True(t, completeUTF8(tok.Raw) == len(tok.Raw), "token %q ends inside a rune", tok.Raw)
+			assert.True(t, CompleteUTF8(tok.Raw) == len(tok.Raw), "token %q ends inside a rune", tok.Raw)
 		}
 	}
 }
