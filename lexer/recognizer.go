@@ -52,7 +52,7 @@ type span struct{ a, b int }
 
 type attrSpan struct{ key, val span }
 
-const maxAttrs = 8
+const maxAttrs = 4 // markers carry one or two; more only in prose tags, which are text
 
 type recognizer struct {
 	state     rstate
