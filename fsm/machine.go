@@ -304,8 +304,13 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 // no state: the caller then reports p as text itself, without the sink.
 // Otherwise it consumes nothing and the caller uses Write.
 func (m *Machine) WritePlain(p []byte) bool {
-	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && m.strays == 0 && !m.atLine &&
-		m.lex.Plain(p, &plainStop)
+	// At a line start, a lower-case letter may begin a word line (see wordLine).
+	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.strays != 0 ||
+		m.atLine && len(p) > 0 && 'a' <= p[0] && p[0] <= 'z' || !m.lex.Plain(p, &plainStop) {
+		return false
+	}
+	m.atLine = false // p holds no newline
+	return true
 }
 
 // valueStop marks the bytes that keep a chunk of a value off the fast
