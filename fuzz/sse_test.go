@@ -72,6 +72,11 @@ func FuzzSSE(f *testing.F) {
 			cmpIn = append(append([]byte(nil), in[:k]...), rest[len(bom):]...)
 			whole = decode(t, cmpIn, nil, 0)
 		}
+		// Past that, go-sse also strips marks that follow one (the
+		// standard strips one, at byte 0): no comparison on such input.
+		if bytes.Contains(cmpIn[min(len(cmpIn), len(bom)):], bom) {
+			return
+		}
 
 		var want []oracleEvent
 		var oracleErr error
