@@ -74,7 +74,7 @@ func FuzzSSE(f *testing.F) {
 		}
 		// Past that, go-sse also strips marks that follow one (the
 		// standard strips one, at byte 0): no comparison on such input.
-		if bytes.Contains(cmpIn[min(len(cmpIn), len(bom)):], bom) {
+		if len(cmpIn) > 0 && bytes.Contains(cmpIn[1:], bom) {
 			return
 		}
 
