@@ -163,9 +163,13 @@ func (m *Machine) openRole(mk lexer.Marker) role {
 	return rNone
 }
 
+// maxHeldWord bounds the letters held back from the JSON scanner: the
+// longest closer name, with room for junk before it.
+const maxHeldWord = 32
+
 func trailingWord(b []byte) []byte {
 	i := len(b)
-	for i > 0 && len(b)-i < 32 && isWordByte(b[i-1]) {
+	for i > 0 && len(b)-i < maxHeldWord && isWordByte(b[i-1]) {
 		i--
 	}
 	return b[i:]
@@ -319,8 +323,10 @@ func (m *Machine) textInJSON(b []byte) int {
 			return i
 		}
 		m.jheld += i
-		if m.jheld > 32 {
-			m.feedHeld()
+		if m.jheld > maxHeldWord { // only the last maxHeldWord bytes can be a closer's name
+			old := m.buf[len(m.buf)-m.jheld : len(m.buf)-maxHeldWord]
+			m.jheld = maxHeldWord
+			m.feedBytes(old)
 		}
 		return i
 	}

@@ -168,9 +168,14 @@ func (m *Machine) textLooseCall(b []byte) int {
 			c.named = true
 			return j
 		}
-	case c.fam == famHarmony && len(m.buf)-c.start > maxHeader:
-		m.toText() // not a harmony header after all
-		return 0
+	case c.fam == famHarmony:
+		if room := maxHeader - (len(m.buf) - c.start); len(b) > room {
+			// Too long for a header: not a harmony message after all.
+			room = max(room, 0)
+			m.add(b[:room])
+			m.toText()
+			return room
+		}
 	}
 	m.add(b)
 	return len(b)
