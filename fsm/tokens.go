@@ -172,8 +172,9 @@ func (m *Machine) textLooseCall(b []byte) int {
 		if room := maxHeader - (len(m.buf) - c.start); len(b) > room {
 			// Too long for a header: not a harmony message after all.
 			room = max(room, 0)
-			m.add(b[:room])
-			m.toText()
+			if m.add(b[:room]) {
+				m.toText()
+			}
 			return room
 		}
 	}
