@@ -159,7 +159,9 @@ func (m *Machine) textLooseCall(b []byte) int {
 	}
 	switch {
 	case c.fam == famToken && c.sep: // deepseek_v3: the name is the line after `function<｜tool▁sep｜>`
-		if j := bytes.IndexAny(b, "\n`{"); j >= 0 {
+		from := max(0, c.loose-len(m.buf)) // the name starts at its first non-space byte
+		if j := bytes.IndexAny(b[from:], "\n`{"); j >= 0 {
+			j += from
 			if !m.add(b[:j]) {
 				return j
 			}
