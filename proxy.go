@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -21,11 +22,15 @@ import (
 // errors from the upstream, passes through unchanged.
 //
 // A client that goes away cancels the upstream request; a runaway closes the
-// upstream body and ends the client's stream cleanly. A call cut off by the
-// end of the upstream stream (repair closed_at_eof) is forwarded like any
-// other recovered call: native formats have no place for repairs, so they
-// show only in the request's log record (and in Rewriter.Notify). Logs never contain
-// request headers, query strings or bodies, so API keys stay out of them.
+// upstream body and ends the client's stream cleanly. Policy decides per
+// request (and per model) the dialects, strict or lenient handling of
+// repaired calls, retries of bad answers and the cleaning of leaked markup
+// in the request's history (see Policy and docs/policy.md); X-Toolsieve-*
+// request headers override it and are not forwarded. Chat responses carry
+// X-Toolsieve-Retries, X-Toolsieve-Repairs, X-Toolsieve-Refused and
+// X-Toolsieve-Runaway headers (trailers for streams whose headers went out
+// before the answer ended). Logs never contain request headers, query
+// strings or bodies, so API keys stay out of them.
 type Proxy struct {
 	// Upstream is the base URL requests are forwarded to.
 	Upstream *url.URL
@@ -37,6 +42,12 @@ type Proxy struct {
 	// Logger receives one record per request and the proxy's errors; nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// Policy decides settings per request; nil is lenient, without
+	// retries, built-in family rules or history cleaning.
+	Policy *Policy
+	// Metrics, when set, counts what the proxy does and is served on
+	// GET /metrics (which is then not forwarded).
+	Metrics *Metrics
 }
 
 // NewProxy returns a proxy to upstream.
@@ -53,35 +64,60 @@ func (p *Proxy) logger() *slog.Logger {
 
 // exchangeLog collects what one request did, for its log record.
 type exchangeLog struct {
-	api     API
-	chat    bool
-	stream  bool
-	status  int
-	rw      *Rewriter
-	repairs map[string]int
-	err     error
+	api    API
+	chat   bool
+	status int
+	ex     *chatExchange
+	err    error
 }
 
 // ServeHTTP implements http.Handler.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.Metrics != nil && r.URL.Path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		p.Metrics.ServeHTTP(w, r)
+		return
+	}
 	start := time.Now()
 	lg := &exchangeLog{}
 	lg.api, lg.chat = chatRequest(r)
-	opt := p.Options
 	if lg.chat {
-		out, o, err := withTools(r, opt)
+		p.Metrics.request(lg.api.String())
+	} else {
+		p.Metrics.request("other")
+	}
+	base := p.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	transport := base
+	if lg.chat {
+		ex, out, err := newChatExchange(r, lg.api, p.Options, p.Policy, p.Metrics)
 		if err != nil {
-			http.Error(w, "toolsieve: reading the request: "+err.Error(), http.StatusBadRequest)
+			msg, what := "toolsieve: reading the request: "+err.Error(), "unreadable body"
+			var bh *BadHeaderError
+			if errors.As(err, &bh) {
+				msg, what = err.Error(), "bad X-Toolsieve-* header"
+			}
+			p.logger().LogAttrs(r.Context(), slog.LevelWarn, "request", slog.String("method", r.Method),
+				slog.String("path", r.URL.Path), slog.Int("status", http.StatusBadRequest), slog.String("error", what))
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			b, _ := json.Marshal(map[string]any{"error": map[string]string{"type": "invalid_request_error", "message": msg}})
+			w.Write(b)
 			return
 		}
-		r, opt = out, o
+		r, lg.ex = out, ex
+		transport = transportFunc(func(req *http.Request) (*http.Response, error) {
+			return ex.roundTrip(req, base.RoundTrip)
+		})
 	}
 	sw := &statusWriter{ResponseWriter: w}
 	rp := &httputil.ReverseProxy{
-		Transport: p.Transport,
+		Transport: transport,
 		ErrorLog:  slog.NewLogLogger(p.logger().Handler(), slog.LevelWarn),
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(p.Upstream)
+			stripHeaders(pr.Out.Header)
 			if lg.chat {
 				// The rewriter reads the body: ask for it uncompressed
 				// (Go's transport then negotiates and decompresses).
@@ -90,25 +126,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			lg.status = resp.StatusCode
-			if !lg.chat {
-				return nil
-			}
-			rw := RewriteResponse(resp, lg.api, opt)
-			if rw == nil {
-				return nil
-			}
-			lg.rw = rw
-			lg.stream = isEventStream(resp.Header.Get("Content-Type"))
-			rw.Notify = func(e *Event) {
-				if e.Type == ToolCall {
-					for _, rep := range e.Repairs {
-						if lg.repairs == nil {
-							lg.repairs = map[string]int{}
-						}
-						lg.repairs[rep]++
-					}
-				}
-			}
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -129,6 +146,19 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.logExchange(r, lg, sw, start)
 	rp.ServeHTTP(sw, r)
 }
+
+// finalAttempt is the answer delivered, when it was rewritten.
+func (lg *exchangeLog) finalAttempt() *attempt {
+	if lg.ex == nil {
+		return nil
+	}
+	return lg.ex.final
+}
+
+// transportFunc adapts a function to http.RoundTripper.
+type transportFunc func(*http.Request) (*http.Response, error)
+
+func (f transportFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func isEventStream(ct string) bool {
 	return len(ct) >= 17 && ct[:17] == "text/event-stream"
@@ -152,14 +182,33 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 	if lg.chat {
 		attrs = append(attrs, slog.String("api", lg.api.String()))
 	}
-	if lg.rw != nil {
-		st := lg.rw.Stats()
-		attrs = append(attrs, slog.Bool("stream", lg.stream), slog.Int("calls", st.Calls))
+	if ex := lg.ex; ex != nil {
+		attrs = append(attrs, slog.String("mode", ex.set.Mode()))
+		if len(ex.set.From) > 0 {
+			attrs = append(attrs, slog.String("policy", strings.Join(ex.set.From, ",")))
+		}
+		if h := ex.history; h.Messages > 0 {
+			attrs = append(attrs, slog.Int("history_rewritten", h.Messages), slog.Int("history_calls", h.Calls))
+			if h.Dropped > 0 {
+				attrs = append(attrs, slog.Int("history_dropped", h.Dropped))
+			}
+		}
+		if len(ex.reasons) > 0 {
+			attrs = append(attrs, slog.Int("retries", len(ex.reasons)), slog.String("retry_reasons", strings.Join(ex.reasons, ",")))
+		}
+	}
+	if a := lg.finalAttempt(); a != nil {
+		st := a.rw.Stats()
+		attrs = append(attrs, slog.Bool("stream", a.stream), slog.Int("calls", st.Calls))
 		if st.Repaired > 0 {
-			attrs = append(attrs, slog.Int("repaired", st.Repaired), slog.Any("repairs", lg.repairs))
+			attrs = append(attrs, slog.Int("repaired", st.Repaired), slog.Any("repairs", lg.ex.repairs))
 		}
 		if st.Native > 0 {
 			attrs = append(attrs, slog.Int("native_converted", st.Native))
+		}
+		if st.Refused > 0 {
+			attrs = append(attrs, slog.Int("refused", st.Refused))
+			level = slog.LevelWarn
 		}
 		if st.Runaway {
 			attrs = append(attrs, slog.Bool("runaway", true))
@@ -167,6 +216,9 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 		}
 		if st.Errors > 0 {
 			attrs = append(attrs, slog.Int("errors", st.Errors))
+		}
+		if reason := a.badReason(); reason != "" {
+			attrs = append(attrs, slog.String("bad_answer", reason))
 		}
 	}
 	if r.Context().Err() != nil {

@@ -42,6 +42,12 @@ type RewriteStats struct {
 	Native   int  // native calls whose markup arguments were turned into JSON
 	Runaway  bool // a runaway was detected and the upstream cut off
 	Errors   int  // error events (malformed frames, unknown calls, ...)
+	// Unrecovered counts the parsers' error events: markup meant as a
+	// call that did not become one (no tool name, an undeclared tool, a
+	// call refused by strict mode).
+	Unrecovered int
+	Refused     int // calls refused by strict mode (Rewriter.Strict)
+	EmptyBlocks int // call wrappers holding no call (counted with Strict or under a Policy)
 }
 
 // streamRewriter is the push-mode core shared by Rewriter, the Transport and
@@ -50,6 +56,7 @@ type streamRewriter struct {
 	api    API
 	opt    Options
 	notify func(*Event)
+	guard  *callGuard // strict mode and call watching (policy.go), or nil
 
 	// mode is decided by the first non-blank byte: '{' or '[' is a JSON
 	// document, anything else an event stream.
@@ -108,17 +115,23 @@ func (w *streamRewriter) report(e *Event) {
 		}
 	case Runaway:
 		w.stats.Runaway = true
-	case Error:
+	case Error: // from a parser: see reportError for the rest
 		w.stats.Errors++
+		w.stats.Unrecovered++
 	}
 	if w.notify != nil {
 		w.notify(e)
 	}
 }
 
+// reportError reports an error of the rewriter itself (a malformed frame
+// or document, a limit), not of a parser.
 func (w *streamRewriter) reportError(msg string, off int64) {
 	e := Event{Type: Error, Message: msg, Offset: off}
-	w.report(&e)
+	w.stats.Errors++
+	if w.notify != nil {
+		w.notify(&e)
+	}
 }
 
 // idPrefix is the call id prefix for a parser of the stream: the Options'
@@ -148,6 +161,9 @@ func (w *streamRewriter) idPrefix(anthropic bool, n int) string {
 func (w *streamRewriter) newParser(anthropic bool, n int) *Parser {
 	o := w.opt
 	o.IDPrefix = w.idPrefix(anthropic, n)
+	if w.guard != nil {
+		return w.guard.parser(o)
+	}
 	return NewParser(o)
 }
 
@@ -525,7 +541,15 @@ type Rewriter struct {
 	// dialect "native" for native calls whose markup arguments were
 	// converted). The event is valid only during the call.
 	Notify func(*Event)
+	// Strict, when set before the first Read, refuses calls that carry a
+	// markup repair not in AllowRepairs (default: marker_variant only;
+	// schema_mismatch is not a markup repair): their markup goes on as
+	// text, followed by an error event, and they are counted in
+	// Stats().Refused.
+	Strict       bool
+	AllowRepairs []string
 
+	watch   bool // count empty blocks without Strict (set by the policy code)
 	body    io.ReadCloser
 	w       *streamRewriter
 	buf     []byte
@@ -568,6 +592,9 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 	if !r.started {
 		r.started = true
 		r.w.notify = r.Notify
+		if r.Strict || r.watch {
+			r.w.guard = newCallGuard(r.w, r.Strict, r.AllowRepairs)
+		}
 	}
 	w := r.w
 	for r.off == len(w.out) {

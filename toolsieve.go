@@ -83,11 +83,13 @@ func NewParser(opt Options) *Parser {
 	p.b.Tools = opt.Tools
 	p.b.IDPrefix = opt.IDPrefix
 	p.b.Reset()
-	fo := fsm.Options{
-		MaxCall:      opt.MaxCallBytes,
-		MarkupInCode: opt.MarkupInCode,
-		Runaway:      opt.Runaway,
-	}
+	p.m = fsm.New(machineOptions(opt), &p.b)
+	return p
+}
+
+// machineOptions maps Options to the state machine's options.
+func machineOptions(opt Options) fsm.Options {
+	fo := fsm.Options{MaxCall: opt.MaxCallBytes, MarkupInCode: opt.MarkupInCode, Runaway: opt.Runaway}
 	if opt.Dialects != nil {
 		fo.Dialects = make(map[string]bool, len(opt.Dialects))
 		for _, d := range opt.Dialects {
@@ -101,8 +103,7 @@ func NewParser(opt Options) *Parser {
 			return ok
 		}
 	}
-	p.m = fsm.New(fo, &p.b)
-	return p
+	return fo
 }
 
 // Feed consumes the next chunk of content and returns the events it

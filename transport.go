@@ -32,9 +32,15 @@ type Transport struct {
 	// Options configure the parsers.
 	Options Options
 	// Notify, if set, is called with every recovered call, runaway and
-	// error event of a rewritten response. The event is valid during the
-	// call only.
+	// error event of a rewritten response (with a Policy: of the answer
+	// delivered only). The event is valid during the call only.
 	Notify func(req *http.Request, e *Event)
+	// Policy, when set, applies per request as in the proxy: settings by
+	// model and X-Toolsieve-* headers (not forwarded), strict mode,
+	// retries, history cleaning and the X-Toolsieve-* response headers.
+	Policy *Policy
+	// Metrics, when set (with Policy), counts what is done.
+	Metrics *Metrics
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -43,7 +49,40 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	if t.Policy != nil {
+		return policyExchange(req, base.RoundTrip, t.Options, t.Policy, t.Metrics, t.Notify)
+	}
 	return exchange(req, base.RoundTrip, t.Options, t.Notify)
+}
+
+// PolicyMiddleware is Middleware under a policy, as Transport with Policy
+// set: per-model settings, strict mode, retries and history cleaning.
+func PolicyMiddleware(opt Options, p *Policy) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	if p == nil {
+		p = &Policy{}
+	}
+	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		return policyExchange(req, next, opt, p, nil, nil)
+	}
+}
+
+// policyExchange sends a chat request through next under policy p.
+func policyExchange(req *http.Request, next func(*http.Request) (*http.Response, error), opt Options, p *Policy, m *Metrics, notify func(*http.Request, *Event)) (*http.Response, error) {
+	api, ok := chatRequest(req)
+	if !ok {
+		out := req.Clone(req.Context())
+		stripHeaders(out.Header)
+		return next(out)
+	}
+	m.request(api.String())
+	x, out, err := newChatExchange(req, api, opt, p, m)
+	if err != nil {
+		return nil, err
+	}
+	if notify != nil {
+		x.notify = func(e *Event) { notify(req, e) }
+	}
+	return x.roundTrip(out, next)
 }
 
 // Middleware returns a function with the shape of the option.Middleware of

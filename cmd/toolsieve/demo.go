@@ -23,7 +23,10 @@ Runs the parser on the sample streams bundled in the binary, feeding each in
 small pieces as a model's stream would arrive, and shows what was recovered:
 the text kept, each call with its arguments, dialect and repairs, discarded
 markup, runaways and errors, and a check that every input byte was
-accounted for. SAMPLE names (see below) pick samples; default all.
+accounted for. Then runs the proxy demos: a proxy and a scripted upstream,
+in-process on loopback, show a retry of a runaway answer and a cleaned
+history. SAMPLE names (see below) pick samples and demos; default all.
+With --json only the samples run.
 
 Flags:
   --json     print the events as JSON lines instead, each sample introduced
@@ -130,9 +133,16 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *chunk < 0 {
 		return usageError(stderr, name, usage, fmt.Sprintf("bad --chunk value %d (want 0 or more)", *chunk))
 	}
-	samples, err := pickSamples(pos)
+	scenarios, rest := pickScenarios(pos)
+	samples, err := pickSamples(rest)
 	if err != nil {
 		return usageError(stderr, name, usage, err.Error())
+	}
+	switch {
+	case len(pos) == 0:
+		scenarios = demoScenarios
+	case len(rest) == 0:
+		samples = nil
 	}
 
 	w := bufio.NewWriter(stdout)
@@ -155,6 +165,17 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if !*asJSON {
+		for i, sc := range scenarios {
+			if i > 0 || len(samples) > 0 {
+				w.WriteByte('\n')
+			}
+			fmt.Fprintf(w, "== %s: %s\n", sc.name, sc.title)
+			if err := sc.run(w); err != nil {
+				w.Flush()
+				fmt.Fprintf(stderr, "toolsieve demo: %s: %v\n", sc.name, err)
+				return exitIO
+			}
+		}
 		fmt.Fprintf(w, "\ntotal: %s, %s recovered, %s made, %s, %s, %s; bytes accounted for in %d/%d samples\n",
 			plural(tot.samples, "sample"), plural(tot.calls, "call"), plural(tot.repairs, "repair"),
 			plural(tot.runaways, "runaway"), plural(tot.discards, "discard"), plural(tot.errors, "error"),
@@ -172,6 +193,10 @@ func demoUsageText() string {
 	b.WriteString(demoUsage)
 	for _, s := range demoSamples {
 		fmt.Fprintf(&b, "  %-26s %s\n", s.name(), s.title)
+	}
+	b.WriteString("\nProxy demos:\n")
+	for _, s := range demoScenarios {
+		fmt.Fprintf(&b, "  %-26s %s\n", s.name, s.title)
 	}
 	return b.String()
 }

@@ -17,7 +17,10 @@ import (
 	"github.com/toolsieve/toolsieve"
 )
 
-const proxyUsage = `Usage: toolsieve proxy --upstream URL [--listen ADDR] [--tools FILE] [--log-format text|json] [--log-level LEVEL]
+const proxyUsage = `Usage: toolsieve proxy --upstream URL [--listen ADDR] [--tools FILE] [--policy FILE]
+                       [--mode strict|lenient] [--retries N] [--hold-text] [--dialects LIST]
+                       [--no-builtin] [--backoff D] [--metrics] [--log-format text|json] [--log-level LEVEL]
+       toolsieve proxy [--policy FILE] [policy flags] --explain MODEL
 
 Serves an OpenAI-compatible (and Anthropic-compatible) endpoint on ADDR and
 forwards every request to URL with the request path appended unchanged:
@@ -28,11 +31,34 @@ as markup turned into native tool calls, the markup taken out of the
 content, and finish_reason tool_calls (stop_reason tool_use). Everything
 else passes through unchanged. Credentials are forwarded, never logged.
 
+A policy decides per request (see docs/policy.md): request headers
+X-Toolsieve-Mode, -Retries, -Dialects, -Hold-Text and -Clean-History first
+(never forwarded), then the first rule of --policy whose glob matches the
+request's model, then the built-in rule of the model's family (DeepSeek,
+Qwen, GLM, Kimi, MiniMax, gpt-oss, Mistral, Llama), then the global default
+(the policy file's "default", overridden by the flags below). Strict mode
+keeps calls with structural repairs (anything but marker_variant) as text
+and says so in X-Toolsieve-Refused. A bad answer (a runaway, unrecovered or
+refused call markup, an empty call block) is asked for again, with backoff,
+while nothing of it has reached the client. Assistant messages of the
+request that still hold tool markup are rewritten with native calls.
+
 Flags:
   --upstream URL      the API to forward to (required)
   --listen ADDR       address to serve on (default 127.0.0.1:8080)
   --tools FILE        declared tools to use for every request, instead of the
                       tools each request declares
+  --policy FILE       a JSON policy file (see docs/policy.md)
+  --mode MODE         global default: strict or lenient (default lenient)
+  --retries N         global default retry budget, 0 to 10 (default 0)
+  --hold-text         global default: hold a stream's text back while a
+                      retry is possible (costs latency)
+  --dialects LIST     global default dialects, comma-separated (default all)
+  --no-builtin        no built-in rules for known model families
+  --backoff D         wait before the first retry, doubled after each
+                      (default 500ms, at most 8s)
+  --metrics           serve Prometheus metrics on GET /metrics
+  --explain MODEL     print the settings a request for MODEL gets, and exit
   --log-format FMT    text or json (default text), on standard error
   --log-level LEVEL   debug, info, warn or error (default info)
 
@@ -58,12 +84,25 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	toolsFile := fs.String("tools", "", "")
 	logFormat := fs.String("log-format", "text", "")
 	logLevel := fs.String("log-level", "info", "")
+	metrics := fs.Bool("metrics", false, "")
+	pf := addPolicyFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(err, name, proxyUsage, stdout, stderr)
 	}
 	if len(pos) > 0 {
 		return usageError(stderr, name, proxyUsage, fmt.Sprintf("unexpected arguments: %q", pos))
+	}
+	policy, err := pf.policy(fs)
+	if err != nil {
+		return usageError(stderr, name, proxyUsage, err.Error())
+	}
+	if *pf.explain != "" {
+		if err := explainPolicy(stdout, policy, *pf.explain); err != nil {
+			fmt.Fprintf(stderr, "toolsieve proxy: %v\n", err)
+			return exitIO
+		}
+		return exitOK
 	}
 	if *upstream == "" {
 		return usageError(stderr, name, proxyUsage, "--upstream is required")
@@ -97,6 +136,10 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	p := toolsieve.NewProxy(up, opt)
 	p.Logger = logger
+	p.Policy = policy
+	if *metrics {
+		p.Metrics = toolsieve.NewMetrics()
+	}
 	srv := &http.Server{
 		Handler:           p,
 		ReadHeaderTimeout: 30 * time.Second,
@@ -109,7 +152,8 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := proxySignals()
 	defer stop()
-	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", toolsieve.RedactURL(up))
+	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", toolsieve.RedactURL(up),
+		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "metrics", *metrics)
 	proxyListening(ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
