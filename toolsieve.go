@@ -113,9 +113,9 @@ func machineOptions(opt Options) fsm.Options {
 func (p *Parser) Feed(chunk []byte) []Event {
 	if p.m.WritePlain(chunk) { // the common case: prose that cannot be markup
 		if p.plain == nil {
-			p.plain = make([]Event, 1)
+			p.plain = []Event{{Type: Text, Offset: -1}}
 		}
-		p.plain[0] = Event{Type: Text, Text: chunk, Offset: -1}
+		p.plain[0].Text = chunk // only this field ever changes
 		return p.plain
 	}
 	p.b.Reset()

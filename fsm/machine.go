@@ -273,10 +273,10 @@ func New(opt Options, sink Sink) *Machine {
 func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) }
 
 // plainStop marks the bytes that keep a chunk off the fast path: marker
-// triggers, newlines (word lines, code spans) and '{' (json probes).
+// triggers and '{' (json probes); newlines are looked at.
 var plainStop = func() (t [256]bool) {
 	t = lexer.Triggers
-	t['\n'], t['{'] = true, true
+	t['{'], t['\n'] = true, true
 	return t
 }()
 
@@ -304,12 +304,42 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 // no state: the caller then reports p as text itself, without the sink.
 // Otherwise it consumes nothing and the caller uses Write.
 func (m *Machine) WritePlain(p []byte) bool {
-	// At a line start, a lower-case letter may begin a word line (see wordLine).
-	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.strays != 0 ||
-		m.atLine && len(p) > 0 && 'a' <= p[0] && p[0] <= 'z' || !m.lex.Plain(p, &plainStop) {
+	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.strays != 0 || len(p) == 0 {
 		return false
 	}
-	m.atLine = false // p holds no newline
+	nl := -1
+	for i, c := range p {
+		if plainStop[c] {
+			if c != '\n' {
+				return false
+			}
+			nl = i
+		}
+	}
+	// A line may be a word line (see wordLine): those chunks take the long way.
+	atLine := m.atLine
+	switch {
+	case nl < 0:
+		if atLine && 'a' <= p[0] && p[0] <= 'z' {
+			return false
+		}
+		atLine = false
+	case nl == len(p)-1:
+		start := bytes.LastIndexByte(p[:nl], '\n') + 1
+		if (start > 0 || m.atLine) && isLowerWord(p[start:nl]) {
+			return false
+		}
+		atLine = true
+	default:
+		if c := p[nl+1]; 'a' <= c && c <= 'z' {
+			return false
+		}
+		atLine = false
+	}
+	if !m.lex.Plain(p) {
+		return false
+	}
+	m.atLine = atLine
 	return true
 }
 
@@ -331,7 +361,7 @@ func (m *Machine) Write(p []byte) {
 		m.sink.Text(p)
 		return
 	}
-	if m.lv == lvValue && !m.pend.active && m.lex.Plain(p, &valueStop) {
+	if m.lv == lvValue && !m.pend.active && !hasAny(p, &valueStop) && m.lex.Plain(p) {
 		m.add(p) // more of an argument's value
 		return
 	}
@@ -444,6 +474,15 @@ func (m *Machine) text(b []byte) {
 		b = b[n:]
 		m.textOff += int64(n)
 	}
+}
+
+func hasAny(p []byte, set *[256]bool) bool {
+	for _, c := range p {
+		if set[c] {
+			return true
+		}
+	}
+	return false
 }
 
 // takeStuck accounts for a byte no handler would take: markup in a unit,

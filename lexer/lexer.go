@@ -235,17 +235,12 @@ func (l *Lexer) Drain() []byte {
 }
 
 // Plain consumes p whole as one run of text when that needs no
-// tokenizing: nothing is held back, p holds no byte marked in stop (which
-// must include Triggers) and p does not end inside a UTF-8 sequence. It
-// reports whether it did; the caller then treats p as text.
-func (l *Lexer) Plain(p []byte, stop *[256]bool) bool {
+// tokenizing: nothing is held back and p does not end inside a UTF-8
+// sequence. The caller has checked that p holds no trigger byte. It reports
+// whether it did; the caller then treats p as text.
+func (l *Lexer) Plain(p []byte) bool {
 	if l.active || len(l.partial) > 0 || len(l.pending) > 0 || len(p) == 0 || p[len(p)-1] >= utf8.RuneSelf {
 		return false
-	}
-	for _, c := range p {
-		if stop[c] {
-			return false
-		}
 	}
 	l.offset += int64(len(p))
 	l.remember(p)
