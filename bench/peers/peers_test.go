@@ -22,9 +22,8 @@ const (
 var ollamaName = map[string]string{pQwen: "qwen3-coder", pDeepSeek: "deepseek3"}
 
 // result is what one run over one input found. The argument bytes of the
-// last call are kept without copying or decoding (toolsieve's last events,
-// those of Close, stay valid after the run), so that the timed runs do no
-// extra work and the check, after the timing, can still compare them.
+// last call are copied (events are valid only until the parser's next
+// Feed), once per call, and decoded only by the check after the timing.
 type result struct {
 	calls   int    // complete tool calls
 	bad     int    // toolsieve runaway and error events
@@ -61,7 +60,7 @@ func (r *result) addToolsieve(evs []toolsieve.Event) {
 			r.text += len(evs[i].Text)
 		case toolsieve.ToolCall:
 			r.calls++
-			r.name, r.args = evs[i].Name, evs[i].Arguments
+			r.name, r.args = evs[i].Name, append(r.args[:0], evs[i].Arguments...)
 		case toolsieve.Runaway, toolsieve.Error:
 			r.bad++
 		}
