@@ -12,6 +12,7 @@ package fsm
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 	"github.com/toolsieve/toolsieve/lexer"
@@ -508,6 +509,11 @@ func (m *Machine) add(b []byte) bool {
 		m.buf = append(m.buf, b...)
 		m.runaway("call_too_large")
 		return false
+	}
+	if len(m.buf)+len(b) > cap(m.buf) {
+		// Double, up to the cap: append's growth for large slices (1.25×)
+		// would allocate about five times a large call's size in all.
+		m.buf = slices.Grow(m.buf, min(max(len(b), cap(m.buf)), m.opt.MaxCall-len(m.buf)))
 	}
 	m.buf = append(m.buf, b...)
 	return true
