@@ -156,14 +156,21 @@ func dropElem(els []span, k int) edit {
 
 // ---- OpenAI chat completions ----
 
-func (h *historyCleaner) openAI(k int) {
-	b := h.body
+// assistantContent returns message k and its content member when it is an
+// assistant message with content.
+func (h *historyCleaner) assistantContent(k int) (ms []member, cm member, ok bool) {
 	ms, role := h.message(k)
 	if role != "assistant" {
-		return
+		return ms, cm, false
 	}
-	cm, has := lookup(b, ms, "content")
-	if !has {
+	cm, ok = lookup(h.body, ms, "content")
+	return ms, cm, ok
+}
+
+func (h *historyCleaner) openAI(k int) {
+	b := h.body
+	ms, cm, ok := h.assistantContent(k)
+	if !ok {
 		return
 	}
 	// The texts: the content string, or its text parts.
@@ -286,12 +293,8 @@ func (h *historyCleaner) openAI(k int) {
 
 func (h *historyCleaner) anthropic(k int) {
 	b := h.body
-	ms, role := h.message(k)
-	if role != "assistant" {
-		return
-	}
-	cm, has := lookup(b, ms, "content")
-	if !has {
+	_, cm, ok := h.assistantContent(k)
+	if !ok {
 		return
 	}
 	var blocks []span
