@@ -566,11 +566,139 @@ func isBlank(b []byte) bool {
 	return true
 }
 
+// ---- text feeding: shared by the OpenAI and Anthropic streams ----
+
+// textChan is the state of one upstream content stream that text goes
+// through: an OpenAI choice or an Anthropic text block.
+type textChan struct {
+	p     *Parser
+	carry []byte // an incomplete UTF-8 sequence moved to the next delta
+	q     textQueue
+}
+
+// textSink is what the shared feeding code needs of a stream: the sink
+// methods for its current content stream, and original, which sends a held
+// upstream event of that content stream with its text unchanged.
+type textSink interface {
+	sink
+	original(qe *queued)
+}
+
+// textFeed is the state of one batch of parser events, which both streams
+// keep the same way: while only text comes out (clean) the text is just
+// collected in tb, so that the upstream events may still go out unchanged;
+// at the first other event the runs are made (kind, run). The sink methods
+// always speak of the stream's current content stream, which the callers
+// set before calling these methods with it.
+type textFeed struct {
+	w           *streamRewriter
+	in, run, tb []byte
+	kind        runKind
+	clean       bool   // only text came out of the parser so far
+	direct      queued // scratch for hold's event that is not queued (no allocation per event)
+}
+
+// begin resets the batch state before the current content stream's parser
+// is fed or closed.
+func (f *textFeed) begin() {
+	f.kind = runNone
+	f.run = f.run[:0]
+	f.clean = true
+	f.tb = f.tb[:0]
+}
+
+// startRun starts the text run with c's carried bytes and text.
+func (f *textFeed) startRun(c *textChan, text []byte) {
+	f.run = append(append(f.run[:0], c.carry...), text...)
+	c.carry = c.carry[:0]
+	if len(f.run) > 0 {
+		f.kind = runText
+	}
+}
+
+// process takes a batch of parser events for c. While only text comes out
+// the text is just collected (the events may still go out unchanged); at
+// the first other event the held events are given up and the runs are made.
+func (f *textFeed) process(s textSink, c *textChan, evs []Event) (stop bool) {
+	if f.clean {
+		if allText(evs) {
+			for i := range evs {
+				f.tb = append(f.tb, evs[i].Text...)
+			}
+			return false
+		}
+		f.clean = false
+		f.materialize(s, c)
+		f.startRun(c, f.tb)
+	}
+	return f.w.runs(evs, s, &f.kind, &f.run)
+}
+
+// materialize gives up the events c holds: the text released from them
+// goes out in an event of its own.
+func (f *textFeed) materialize(s textSink, c *textChan) {
+	if len(c.q.rel) > 0 {
+		s.text(c.q.rel)
+	}
+	c.q.reset()
+}
+
+// hold queues the upstream event ev, whose text content came out as it
+// is, and sends the held events whose content has all been released.
+func (f *textFeed) hold(s textSink, c *textChan, ev *sse.Event, content []byte, idx member) {
+	if c.q.push(ev, content, f.tb, idx) {
+		f.direct = queued{raw: ev.Raw, data: ev.Data, content: content, idx: idx}
+		s.original(&f.direct)
+		f.direct = queued{}
+	} else {
+		n := c.q.ready()
+		for i := range n {
+			s.original(&c.q.evs[i])
+		}
+		c.q.drop(n)
+	}
+	if c.q.over() {
+		f.materialize(s, c)
+	}
+}
+
+// settle ends a clean batch of c; content is what the upstream event being
+// edited carried (nil: none, or the end of c). When drain is set and the
+// text released is exactly the held content plus content, the held events
+// go out unchanged and content is the run; otherwise they are given up and
+// the released text is the run.
+func (f *textFeed) settle(s textSink, c *textChan, content []byte, drain bool) {
+	if drain && c.q.covers(f.tb, content) {
+		c.q.drain(s.original)
+		f.startRun(c, content)
+	} else {
+		f.materialize(s, c)
+		f.startRun(c, f.tb)
+	}
+}
+
+// lastRun sends a pending reasoning run and returns the text run left for
+// the upstream event. Unless final, an incomplete UTF-8 sequence at its end
+// is cut off and carried by c to its next batch.
+func (f *textFeed) lastRun(s textSink, c *textChan, final bool) []byte {
+	if f.kind == runReasoning {
+		f.w.flushRun(s, &f.kind, &f.run)
+	}
+	run := f.run
+	if f.kind == runText && !final {
+		if k := incompleteUTF8(run); k > 0 {
+			c.carry = append(c.carry[:0], run[len(run)-k:]...)
+			run = run[:len(run)-k]
+		}
+	}
+	return run
+}
+
 // ---- OpenAI chat completion streams ----
 
 // oaStream rewrites an OpenAI chat.completion.chunk stream.
 type oaStream struct {
-	w       *streamRewriter
+	textFeed
 	choices []*oaChoice
 	tmpl    []byte // the last chunk's top-level members but choices and usage, as `{...,`
 	typ     string // the SSE event name the upstream uses (normally none)
@@ -579,9 +707,7 @@ type oaStream struct {
 	ms, cms, dms, tms, fms []member
 	els, tels              []span
 	edits                  []edit
-	in, run, tmp, tb       []byte
-	kind                   runKind
-	clean                  bool // only text came out of the parser so far
+	tmp                    []byte
 }
 
 // maxChoices bounds the choices tracked per stream (the API allows 128).
@@ -589,14 +715,12 @@ const maxChoices = 128
 
 // oaChoice is the state of one choice of the stream.
 type oaChoice struct {
+	textChan
 	index    int
-	p        *Parser
 	closed   bool // finished: the parser is closed
 	calls    int  // recovered calls
 	nextTool int  // next tool_calls index of the output
 	native   []*nativeCall
-	carry    []byte // an incomplete UTF-8 sequence moved to the next delta
-	q        textQueue
 }
 
 // nativeCall is a tool call the upstream sent natively. Its arguments pass
@@ -624,7 +748,7 @@ func (s *oaStream) choice(i int) *oaChoice {
 		s.choices = append(s.choices, nil)
 	}
 	if s.choices[i] == nil {
-		s.choices[i] = &oaChoice{index: i, p: s.w.newParser(false, i)}
+		s.choices[i] = &oaChoice{index: i, textChan: textChan{p: s.w.newParser(false, i)}}
 	}
 	return s.choices[i]
 }
@@ -638,9 +762,7 @@ func (s *oaStream) event(ev *sse.Event) {
 		w.out = append(w.out, ev.Raw...)
 		return
 	}
-	if !json.Valid(data) {
-		w.reportError("malformed JSON in a stream event; passed through", ev.Offset)
-		w.out = append(w.out, ev.Raw...)
+	if !w.validEvent(ev) {
 		return
 	}
 	var ok bool
@@ -671,6 +793,17 @@ func (s *oaStream) event(ev *sse.Event) {
 	if w.stopped {
 		s.finish(true)
 	}
+}
+
+// validEvent reports whether the data of a stream event is JSON; a
+// malformed event is reported and passed through.
+func (w *streamRewriter) validEvent(ev *sse.Event) bool {
+	if json.Valid(ev.Data) {
+		return true
+	}
+	w.reportError("malformed JSON in a stream event; passed through", ev.Offset)
+	w.out = append(w.out, ev.Raw...)
+	return false
 }
 
 // setTemplate keeps the chunk's top-level members, but choices and usage,
@@ -732,7 +865,6 @@ func (s *oaStream) call(e *Event) {
 
 // choiceDelta handles one element of a chunk's choices array.
 func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el span, single bool) (held bool) {
-	w := s.w
 	var ok bool
 	s.cms, ok = objectMembers(data, el.s, s.cms[:0])
 	if !ok {
@@ -749,10 +881,7 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el span, single bool)
 		return false
 	}
 	s.cur = ch
-	s.kind = runNone
-	s.run = s.run[:0]
-	s.clean = true
-	s.tb = s.tb[:0]
+	s.begin()
 	s.in = s.in[:0]
 
 	dm, hasDelta := lookup(data, s.cms, "delta")
@@ -775,44 +904,23 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el span, single bool)
 
 	if contentM.vs >= 0 {
 		s.in = appendUnquoted(s.in, data[contentM.vs:contentM.ve])
-		if s.process(ch, ch.p.Feed(s.in)) {
+		if s.process(s, &ch.textChan, ch.p.Feed(s.in)) {
 			// A runaway: what came before it went out in chunks of its own.
 			s.edits = append(s.edits, edit{contentM.vs, contentM.ve, []byte(`""`)})
 			return false
 		}
 	}
-	if finishing && s.process(ch, ch.p.Close()) {
+	if finishing && s.process(s, &ch.textChan, ch.p.Close()) {
 		return false
 	}
 	if s.clean {
 		// Only text came out: the upstream events can go out as they are
 		// once all their content has been released.
 		if single && !finishing && toolsM.vs < 0 && contentM.vs >= 0 && len(ch.carry) == 0 && wholeChars(s.in) {
-			if ch.q.push(ev, s.in, s.tb, member{}) {
-				w.out = append(w.out, ev.Raw...)
-			} else {
-				n := ch.q.ready()
-				for i := range n {
-					w.out = append(w.out, ch.q.evs[i].raw...)
-				}
-				ch.q.drop(n)
-			}
-			if ch.q.over() {
-				s.materialize(ch)
-			}
+			s.hold(s, &ch.textChan, ev, s.in, member{})
 			return true
 		}
-		if ch.q.covers(s.tb, s.in) {
-			ch.q.drain(func(qe *queued) { w.out = append(w.out, qe.raw...) })
-			s.run = append(append(s.run[:0], ch.carry...), s.in...)
-		} else {
-			s.materialize(ch)
-			s.run = append(append(s.run[:0], ch.carry...), s.tb...)
-		}
-		ch.carry = ch.carry[:0]
-		if len(s.run) > 0 {
-			s.kind = runText
-		}
+		s.settle(s, &ch.textChan, s.in, true)
 	}
 	if toolsM.vs >= 0 {
 		s.nativeCalls(ch, data, toolsM)
@@ -824,16 +932,7 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el span, single bool)
 			s.edits = append(s.edits, edit{fm.vs, fm.ve, []byte(`"tool_calls"`)})
 		}
 	}
-	if s.kind == runReasoning {
-		w.flushRun(s, &s.kind, &s.run)
-	}
-	run := s.run
-	if s.kind == runText && !finishing {
-		if k := incompleteUTF8(run); k > 0 {
-			ch.carry = append(ch.carry[:0], run[len(run)-k:]...)
-			run = run[:len(run)-k]
-		}
-	}
+	run := s.lastRun(s, &ch.textChan, finishing)
 	switch {
 	case contentM.vs >= 0:
 		if !bytes.Equal(run, s.in) {
@@ -847,38 +946,8 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el span, single bool)
 	return false
 }
 
-// process takes a batch of parser events for choice ch. While only text
-// comes out the text is just collected (the events may still go out
-// unchanged); at the first other event the held events are given up and the
-// runs are made.
-func (s *oaStream) process(ch *oaChoice, evs []Event) (stop bool) {
-	if s.clean {
-		if allText(evs) {
-			for i := range evs {
-				s.tb = append(s.tb, evs[i].Text...)
-			}
-			return false
-		}
-		s.clean = false
-		s.materialize(ch)
-		s.run = append(append(s.run[:0], ch.carry...), s.tb...)
-		ch.carry = ch.carry[:0]
-		if len(s.run) > 0 {
-			s.kind = runText
-		}
-	}
-	return s.w.runs(evs, s, &s.kind, &s.run)
-}
-
-// materialize gives up the events ch holds: the text released from them
-// goes out in a chunk of its own.
-func (s *oaStream) materialize(ch *oaChoice) {
-	if len(ch.q.rel) > 0 {
-		s.cur = ch
-		s.text(ch.q.rel)
-	}
-	ch.q.reset()
-}
+// original sends a held chunk of the current choice as it came.
+func (s *oaStream) original(qe *queued) { s.w.out = append(s.w.out, qe.raw...) }
 
 // nativeCalls passes the upstream's own tool call deltas on, renumbered
 // after the recovered calls, holding arguments that are markup.
@@ -1024,25 +1093,12 @@ func (s *oaStream) finish(runaway bool) {
 			continue
 		}
 		s.cur = ch
-		s.kind = runNone
-		s.run = s.run[:0]
-		s.clean = true
-		s.tb = s.tb[:0]
+		s.begin()
 		if !runaway {
-			s.process(ch, ch.p.Close())
+			s.process(s, &ch.textChan, ch.p.Close())
 		}
 		if s.clean {
-			if !runaway && ch.q.covers(s.tb, nil) {
-				ch.q.drain(func(qe *queued) { w.out = append(w.out, qe.raw...) })
-				s.run = append(s.run[:0], ch.carry...)
-			} else {
-				s.materialize(ch)
-				s.run = append(append(s.run[:0], ch.carry...), s.tb...)
-			}
-			ch.carry = ch.carry[:0]
-			if len(s.run) > 0 {
-				s.kind = runText
-			}
+			s.settle(s, &ch.textChan, nil, !runaway)
 		}
 		w.flushRun(s, &s.kind, &s.run)
 		s.endNative(ch, -1)
@@ -1066,7 +1122,7 @@ func (s *oaStream) finish(runaway bool) {
 // renumbered: a text block of the upstream may become several blocks of the
 // output (text, tool_use, text again, thinking), so every later block moves.
 type anStream struct {
-	w      *streamRewriter
+	textFeed
 	blocks map[int]*anBlock // by upstream index
 	out    int              // next output block index
 	calls  int
@@ -1076,11 +1132,8 @@ type anStream struct {
 
 	ms, dms, bms []member
 	edits        []edit
-	oedits       []edit // emitOriginal's, apart from the event's own edits
-	in, run, tb  []byte
+	oedits       []edit // original's, apart from the event's own edits
 	tmp          []byte
-	clean        bool
-	kind         runKind
 }
 
 // maxBlocks bounds the content blocks tracked per message.
@@ -1088,17 +1141,16 @@ const maxBlocks = 4096
 
 // anBlock is one content block of the upstream.
 type anBlock struct {
-	up      int
-	text    bool // a text block, fed to a parser
-	stopped bool
-	out     int // output index: of the block itself (not text), or of the open output block
-	p       *Parser
+	textChan // the parser of a text block
+	up       int
+	text     bool // a text block, fed to a parser
+	stopped  bool
+	out      int // output index: of the block itself (not text), or of the open output block
 	// open is what this text block has open in the output: a text block,
 	// a thinking block made of reasoning markup, or nothing.
 	open    runKind
 	opened  bool // a text block was opened for it at least once
 	hadCall bool
-	carry   []byte
 	// The upstream start event, sent when the first text arrives.
 	startRaw, startData []byte
 	// held are text deltas (whitespace only) that arrived while no text
@@ -1106,7 +1158,6 @@ type anBlock struct {
 	// as the Messages API refuses blank text blocks in a conversation.
 	held     []heldDelta
 	heldSize int
-	q        textQueue
 }
 
 // heldDelta is a text_delta event held back, with the span of its index.
@@ -1119,9 +1170,7 @@ type heldDelta struct {
 func (s *anStream) event(ev *sse.Event) {
 	w := s.w
 	data := ev.Data
-	if !json.Valid(data) {
-		w.reportError("malformed JSON in a stream event; passed through", ev.Offset)
-		w.out = append(w.out, ev.Raw...)
+	if !w.validEvent(ev) {
 		return
 	}
 	var ok bool
@@ -1305,11 +1354,8 @@ type editable struct {
 func (s *anStream) feedText(b *anBlock, e *editable, text []byte) {
 	w := s.w
 	s.cur = b
-	s.kind = runNone
-	s.run = s.run[:0]
-	s.clean = true
-	s.tb = s.tb[:0]
-	if s.process(b, b.p.Feed(text)) {
+	s.begin()
+	if s.process(s, &b.textChan, b.p.Feed(text)) {
 		s.finish(true)
 		return
 	}
@@ -1317,36 +1363,12 @@ func (s *anStream) feedText(b *anBlock, e *editable, text []byte) {
 		// Only text came out: the upstream event can go out as it is once
 		// all of its text has been released.
 		if e != nil && len(b.carry) == 0 && wholeChars(text) {
-			if b.q.push(e.ev, text, s.tb, e.im) {
-				qe := queued{raw: e.ev.Raw, data: e.data, content: text, idx: e.im}
-				s.emitOriginal(b, &qe)
-			} else {
-				n := b.q.ready()
-				for i := range n {
-					s.emitOriginal(b, &b.q.evs[i])
-				}
-				b.q.drop(n)
-			}
-			if b.q.over() {
-				s.materialize(b)
-			}
+			s.hold(s, &b.textChan, e.ev, text, e.im)
 			return
 		}
-		s.materialize(b)
-		s.run = append(append(s.run[:0], b.carry...), s.tb...)
-		b.carry = b.carry[:0]
-		if len(s.run) > 0 {
-			s.kind = runText
-		}
+		s.settle(s, &b.textChan, nil, false)
 	}
-	if s.kind == runReasoning {
-		w.flushRun(s, &s.kind, &s.run)
-	}
-	run := s.run
-	if k := incompleteUTF8(run); k > 0 {
-		b.carry = append(b.carry[:0], run[len(run)-k:]...)
-		run = run[:len(run)-k]
-	}
+	run := s.lastRun(s, &b.textChan, false)
 	if e == nil {
 		if len(run) > 0 {
 			s.text2(b, run)
@@ -1384,39 +1406,11 @@ func (s *anStream) feedText(b *anBlock, e *editable, text []byte) {
 	w.emitEdited(e.ev, s.edits)
 }
 
-// process takes a batch of parser events for block b; see oaStream.process.
-func (s *anStream) process(b *anBlock, evs []Event) (stop bool) {
-	if s.clean {
-		if allText(evs) {
-			for i := range evs {
-				s.tb = append(s.tb, evs[i].Text...)
-			}
-			return false
-		}
-		s.clean = false
-		s.materialize(b)
-		s.run = append(append(s.run[:0], b.carry...), s.tb...)
-		b.carry = b.carry[:0]
-		if len(s.run) > 0 {
-			s.kind = runText
-		}
-	}
-	return s.w.runs(evs, s, &s.kind, &s.run)
-}
-
-// materialize gives up the events b holds: the text released from them
-// goes out in a delta of its own.
-func (s *anStream) materialize(b *anBlock) {
-	if len(b.q.rel) > 0 {
-		s.cur = b
-		s.text2(b, b.q.rel)
-	}
-	b.q.reset()
-}
-
-// emitOriginal sends an upstream text delta of b whose text is unchanged.
-func (s *anStream) emitOriginal(b *anBlock, qe *queued) {
+// original sends an upstream text delta of the current block whose text
+// is unchanged.
+func (s *anStream) original(qe *queued) {
 	w := s.w
+	b := s.cur
 	if b.open != runText && isBlank(qe.content) && b.heldSize+len(qe.raw) <= maxHeldBytes {
 		b.held = append(b.held, heldDelta{raw: bytes.Clone(qe.raw), data: bytes.Clone(qe.data), is: qe.idx.vs, ie: qe.idx.ve})
 		b.heldSize += len(qe.raw)
@@ -1640,30 +1634,16 @@ func (s *anStream) blockStop(ev *sse.Event, data []byte) {
 
 // endText closes b's parser and sends what it held. It reports a runaway.
 func (s *anStream) endText(b *anBlock) bool {
-	w := s.w
 	s.cur = b
-	s.kind = runNone
-	s.run = s.run[:0]
-	s.clean = true
-	s.tb = s.tb[:0]
-	if s.process(b, b.p.Close()) {
+	s.begin()
+	if s.process(s, &b.textChan, b.p.Close()) {
 		s.finish(true)
 		return true
 	}
 	if s.clean {
-		if b.q.covers(s.tb, nil) {
-			b.q.drain(func(qe *queued) { s.emitOriginal(b, qe) })
-			s.run = append(s.run[:0], b.carry...)
-		} else {
-			s.materialize(b)
-			s.run = append(append(s.run[:0], b.carry...), s.tb...)
-		}
-		b.carry = b.carry[:0]
-		if len(s.run) > 0 {
-			s.kind = runText
-		}
+		s.settle(s, &b.textChan, nil, true)
 	}
-	w.flushRun(s, &s.kind, &s.run)
+	s.w.flushRun(s, &s.kind, &s.run)
 	return false
 }
 
@@ -1716,13 +1696,10 @@ func (s *anStream) finish(runaway bool) {
 			s.closeOpen(b)
 		case b.text:
 			b.stopped = true
-			s.materialize(b)
 			s.cur = b
+			s.materialize(s, &b.textChan)
 			s.kind = runNone
-			s.run = append(s.run[:0], b.carry...)
-			if len(s.run) > 0 {
-				s.kind = runText
-			}
+			s.startRun(&b.textChan, nil)
 			if !s.w.runs(b.p.Close(), s, &s.kind, &s.run) {
 				s.w.flushRun(s, &s.kind, &s.run)
 			}
@@ -1807,17 +1784,25 @@ func (w *streamRewriter) parseDoc(content []byte, anthropic bool, n int) (d docP
 	return d, false
 }
 
-func (w *streamRewriter) rewriteOpenAIDoc(dst, doc []byte) ([]byte, bool) {
+// docArray checks a whole response and returns its top-level members and
+// the elements of its array member key (choices, content); ok is false when
+// the document is not one to rewrite.
+func (w *streamRewriter) docArray(doc []byte, key string) (ms []member, els []span, ok bool) {
 	if !json.Valid(doc) {
 		w.reportError("malformed JSON response; passed through", -1)
-		return dst, false
+		return nil, nil, false
 	}
-	ms, ok := objectMembers(doc, 0, nil)
-	cm, has := lookup(doc, ms, "choices")
+	ms, ok = objectMembers(doc, 0, nil)
+	am, has := lookup(doc, ms, key)
 	if !ok || !has {
-		return dst, false
+		return nil, nil, false
 	}
-	els, ok := arrayElems(doc, cm.vs, nil)
+	els, ok = arrayElems(doc, am.vs, nil)
+	return ms, els, ok
+}
+
+func (w *streamRewriter) rewriteOpenAIDoc(dst, doc []byte) ([]byte, bool) {
+	_, els, ok := w.docArray(doc, "choices")
 	if !ok {
 		return dst, false
 	}
@@ -1932,16 +1917,7 @@ func (w *streamRewriter) nativeDocCall(doc []byte, te span, edits []edit) []edit
 }
 
 func (w *streamRewriter) rewriteAnthropicDoc(dst, doc []byte) ([]byte, bool) {
-	if !json.Valid(doc) {
-		w.reportError("malformed JSON response; passed through", -1)
-		return dst, false
-	}
-	ms, ok := objectMembers(doc, 0, nil)
-	cm, has := lookup(doc, ms, "content")
-	if !ok || !has {
-		return dst, false
-	}
-	els, ok := arrayElems(doc, cm.vs, nil)
+	ms, els, ok := w.docArray(doc, "content")
 	if !ok {
 		return dst, false
 	}
