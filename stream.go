@@ -15,6 +15,7 @@ package toolsieve
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/toolsieve/toolsieve/emitter"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -364,33 +365,7 @@ func hex4(s []byte) (rune, int) {
 // appendQuoted appends s as a JSON string literal. Like the providers, it
 // does not escape <, > and &. Bytes that are not valid UTF-8 are copied as
 // they are (see appendUnquoted).
-func appendQuoted[T string | []byte](dst []byte, s T) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+func appendQuoted[T string | []byte](dst []byte, s T) []byte { return emitter.AppendStringAsIs(dst, s) }
 
 // incompleteUTF8 returns how many bytes at the end of b are the start of a
 // UTF-8 sequence that the next bytes may complete (0 to 3).
@@ -457,17 +432,6 @@ func insertMember(ms []member, end int, key string, value []byte) edit {
 	r = append(r, ':')
 	r = append(r, value...)
 	return edit{s: end - 1, e: end - 1, repl: r}
-}
-
-// deleteMember returns the edit that removes member k of ms from its object.
-func deleteMember(ms []member, k int) edit {
-	if k > 0 {
-		return edit{s: ms[k-1].ve, e: ms[k].ve}
-	}
-	if len(ms) > 1 {
-		return edit{s: ms[0].ks, e: ms[1].ks}
-	}
-	return edit{s: ms[0].ks, e: ms[0].ve}
 }
 
 // ---- call encodings ----

@@ -185,13 +185,22 @@ func appendField(dst []byte, key string, val []byte) []byte {
 // AppendString appends s as a JSON string without HTML escaping, so markup
 // stays readable. Invalid UTF-8 becomes U+FFFD and U+2028/U+2029 are
 // escaped, as in encoding/json, so the result is always valid JSON.
-func AppendString[T string | []byte](dst []byte, s T) []byte {
+func AppendString[T string | []byte](dst []byte, s T) []byte { return appendJSONString(dst, s, true) }
+
+// AppendStringAsIs is AppendString for bytes that must go on unchanged
+// (a rewritten provider stream): non-ASCII bytes, valid or not, are copied
+// as they are.
+func AppendStringAsIs[T string | []byte](dst []byte, s T) []byte {
+	return appendJSONString(dst, s, false)
+}
+
+func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
+		if c < utf8.RuneSelf || !checkUTF8 {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++
 				continue

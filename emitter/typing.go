@@ -577,7 +577,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // numberInRange reports whether a number in JSON form is finite as a
 // float64 (what most consumers decode it into).
 func numberInRange(b []byte) bool {
-	if len(b) < 300 && bytes.IndexAny(b, "eE") < 0 {
+	if len(b) < 300 && !bytes.ContainsAny(b, "eE") {
 		return true
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
@@ -895,7 +895,7 @@ func jsonKind(v []byte) kindSet {
 	case 'n':
 		return kNull
 	}
-	if bytes.IndexAny(v, ".eE") >= 0 {
+	if bytes.ContainsAny(v, ".eE") {
 		return kNum
 	}
 	return kInt

@@ -2,7 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"hash/fnv"
 	"strings"
 
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
@@ -237,7 +236,7 @@ func (m *Machine) textInValue(b []byte) int {
 		if r != rParamClose {
 			rep |= RMissingCloser
 		}
-		m.expect(r, len(m.buf)-len(w)-1, rep, lexer.Unknown)
+		m.expect(r, len(m.buf)-len(w)-1, rep)
 	}
 	return i + 1
 }
@@ -339,7 +338,7 @@ func (m *Machine) textInJSON(b []byte) int {
 			start := len(m.buf) - len(w) - 1
 			m.feedBytes(m.buf[len(m.buf)-m.jheld-1 : start])
 			m.jheld = 0
-			m.expect(r, start, RCorruptedCloser|RMissingCloser, lexer.Unknown)
+			m.expect(r, start, RCorruptedCloser|RMissingCloser)
 			return 1
 		}
 		m.jheld++
@@ -364,7 +363,7 @@ func (m *Machine) writeJSON(b []byte) int {
 		return n
 	}
 	if done || m.json.Failed() {
-		m.finishJSON(false)
+		m.finishJSON()
 		m.jsonEnded()
 	}
 	return n
@@ -405,7 +404,7 @@ func (m *Machine) feedBytes(b []byte) {
 		m.scratch = rest
 		m.buf = m.buf[:len(m.buf)-len(rest)]
 	}
-	m.finishJSON(false)
+	m.finishJSON()
 	m.jsonEnded()
 	m.text(rest)
 }
@@ -419,13 +418,13 @@ func (m *Machine) tagInJSON(t *lexer.Token, tokStart int) {
 	}
 	if m.json.InString() {
 		if r := m.roleIn(t, lvCall); r == rCallClose || r == rBlockClose {
-			m.expect(r, tokStart, 0, t.Marker)
+			m.expect(r, tokStart, 0)
 			return
 		}
 	}
 	n, done := m.json.Write(t.Raw)
 	if done || m.json.Failed() {
-		m.finishJSON(false)
+		m.finishJSON()
 		if n == 0 && m.lv == lvCall {
 			m.tagInCall(t, tokStart)
 		}
@@ -435,7 +434,7 @@ func (m *Machine) tagInJSON(t *lexer.Token, tokStart int) {
 
 // finishJSON ends the JSON body: completes it if it was cut, and takes the
 // arguments (or, for an envelope, the name and arguments) from it.
-func (m *Machine) finishJSON(cut bool) {
+func (m *Machine) finishJSON() {
 	if m.lv != lvJSON {
 		return
 	}
@@ -496,6 +495,8 @@ func (m *Machine) repairJSON(b []byte) []byte {
 	return out
 }
 
+var xmlEntities = strings.NewReplacer("&quot;", `"`, "&apos;", "'", "&#39;", "'", "&lt;", "<", "&gt;", ">", "&amp;", "&")
+
 // decodeAttrJSON undoes the quoting of JSON written in an attribute:
 // `{\"a\": 1}` or `{&quot;a&quot;: 1}`. Only the quotes were escaped for
 // the attribute; other escapes belong to the JSON.
@@ -504,8 +505,7 @@ func decodeAttrJSON(v []byte) []byte {
 		v = bytes.ReplaceAll(v, []byte(`\"`), []byte(`"`))
 	}
 	if bytes.IndexByte(v, '&') >= 0 {
-		r := strings.NewReplacer("&quot;", `"`, "&apos;", "'", "&#39;", "'", "&lt;", "<", "&gt;", ">", "&amp;", "&")
-		return []byte(r.Replace(string(v)))
+		return []byte(xmlEntities.Replace(string(v)))
 	}
 	return v
 }
@@ -519,7 +519,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		m.closeValue(end, RMissingCloser)
 	case lvJSON:
 		m.feedHeld()
-		m.finishJSON(true)
+		m.finishJSON()
 	}
 	if m.lv != lvCall {
 		return
@@ -601,19 +601,22 @@ func (m *Machine) emitEnvelopes(end int) {
 	m.lv = lvBlock
 }
 
-// callSum fingerprints a call's name and arguments.
+// callSum fingerprints a call's name and arguments (FNV-1a, no allocation).
 func callSum(c *Call) uint64 {
-	h := fnv.New64a()
-	h.Write(c.Name)
-	h.Write([]byte{0})
-	h.Write(c.Args)
-	for _, p := range c.Params {
-		h.Write([]byte{0})
-		h.Write(p.Name)
-		h.Write([]byte{0})
-		h.Write(p.Value)
+	h := uint64(14695981039346656037)
+	add := func(b []byte) {
+		for _, x := range b {
+			h = (h ^ uint64(x)) * 1099511628211
+		}
+		h = (h ^ 0) * 1099511628211 // a separator between fields
 	}
-	return h.Sum64()
+	add(c.Name)
+	add(c.Args)
+	for _, p := range c.Params {
+		add(p.Name)
+		add(p.Value)
+	}
+	return h
 }
 
 // repeated reports whether the call with fingerprint sum is the same as the

@@ -204,7 +204,6 @@ type pending struct {
 	start   int // the closer's bytes in m.buf
 	end     int
 	repairs Repairs
-	marker  lexer.Marker
 	// fromJSON: the closer came inside a JSON string; if it does not
 	// close, its bytes go back to the JSON scanner.
 	fromJSON bool

@@ -461,13 +461,13 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 		if t.Has(lexer.Unclosed) {
 			rep |= RUnclosedTag
 		}
-		m.expect(rParamClose, tokStart, rep, t.Marker)
+		m.expect(rParamClose, tokStart, rep)
 	case closing && m.corruptParamCloser(t):
-		m.expect(rParamClose, tokStart, RCorruptedCloser, t.Marker)
+		m.expect(rParamClose, tokStart, RCorruptedCloser)
 	case r == rCallClose:
-		m.expect(rCallClose, tokStart, RMissingCloser, t.Marker)
+		m.expect(rCallClose, tokStart, RMissingCloser)
 	case r == rBlockClose:
-		m.expect(rBlockClose, tokStart, RMissingCloser, t.Marker)
+		m.expect(rBlockClose, tokStart, RMissingCloser)
 	case r == rParamOpen && m.call.fam != famToolTag && (len(t.Value) > 0) == m.val.eq, r == rKeyOpen, r == rValOpen:
 		// The next argument: this one's closer is missing. An opener of
 		// another spelling, or of a call or block, is value content
@@ -509,8 +509,8 @@ func equalFold(b []byte, s string) bool { return bytes.EqualFold(b, []byte(s)) }
 
 // expect makes the closer at buf[start:] pending: whether it closes depends
 // on the next significant token.
-func (m *Machine) expect(r role, start int, rep Repairs, mk lexer.Marker) {
-	m.pend = pending{active: true, role: r, start: start, end: len(m.buf), repairs: rep, marker: mk, seg: -1}
+func (m *Machine) expect(r role, start int, rep Repairs) {
+	m.pend = pending{active: true, role: r, start: start, end: len(m.buf), repairs: rep, seg: -1}
 	m.pend.fromJSON = m.lv == lvJSON
 }
 
@@ -631,7 +631,7 @@ func (m *Machine) endBody(end int) {
 	case lvValue:
 		m.closeValue(end, RMissingCloser)
 	case lvJSON:
-		m.finishJSON(true)
+		m.finishJSON()
 	}
 }
 

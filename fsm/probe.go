@@ -138,7 +138,7 @@ func (m *Machine) textInProbe(b []byte) int {
 			m.call = call{fam: famJSON, dialect: JSON, jsonEnv: true, loose: -1}
 			m.lv = lvJSON
 			if m.json.Done() || m.json.Failed() {
-				m.finishJSON(false)
+				m.finishJSON()
 				m.jsonEnded()
 			}
 			return i + 1
