@@ -15,9 +15,13 @@ build:
 
 vet:
 	$(GO) vet ./...
+	cd e2e && $(GO) vet ./...
 
+# The main module's tests, then the end-to-end tests with the client SDKs
+# (module e2e, so that importers of toolsieve never download the SDKs).
 test: vet
 	$(GO) test -count=1 ./...
+	cd e2e && $(GO) test -count=1 ./...
 
 demo:
 	$(GO) run ./cmd/toolsieve demo

@@ -2,7 +2,8 @@ package toolsieve
 
 import (
 	"bytes"
-	"encoding/json"
+
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 )
 
 // ArgumentsFromMarkup recovers the arguments of a native tool call whose
@@ -13,7 +14,7 @@ import (
 // are. ok is false when args hold neither JSON nor a recognisable call.
 func ArgumentsFromMarkup(name string, args []byte, opt Options) (obj []byte, repairs []string, ok bool) {
 	trimmed := bytes.TrimSpace(args)
-	if len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
+	if len(trimmed) > 0 && trimmed[0] == '{' && jsonspan.Valid(trimmed) {
 		return trimmed, nil, true
 	}
 	if bytes.IndexByte(trimmed, '<') < 0 && bytes.IndexByte(trimmed, '[') < 0 {

@@ -84,7 +84,7 @@ func (s *robustStream) take(evs []Event) {
 		switch e.Type {
 		case Runaway:
 			if len(s.reasons) < 8 {
-				s.reasons = append(s.reasons, e.Reason)
+				s.reasons = append(s.reasons, e.Reason.String())
 			}
 			if s.runawayAt < 0 {
 				s.runawayAt = s.fed

@@ -16,9 +16,26 @@ package toolsieve
 import (
 	"github.com/toolsieve/toolsieve/emitter"
 	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve/internal/schema"
 )
 
-// Event is one parser output; see CONTRACT.md for the JSON shape.
+// Event is one parser output. Its JSON form (Event.AppendJSON, one object
+// per line as `toolsieve parse` prints it) is described in docs/contract.md.
+// Fields:
+//
+//   - Type: text, reasoning, tool_call_start, tool_call, discard, runaway or
+//     error (the constants below).
+//   - Text: the content of a text or reasoning event.
+//   - Raw: the input bytes the event stands for (every type but text).
+//     Text and Raw, concatenated in event order, give back the input.
+//   - Index, ID, Name, Arguments (a JSON object), Dialect, Repairs: a call.
+//   - Reason: why markup was discarded, why a runaway stopped the stream, or
+//     why a call was kept as text (ReasonUndeclaredTool, ReasonRefused).
+//   - Message: what an error event reports.
+//   - Offset: the input offset of the event's first byte (-1: none).
+//
+// Byte slices may alias the parser's buffers until the next Feed or Close;
+// Event.Clone keeps an event longer.
 type Event = emitter.Event
 
 // EventType is the kind of an event.
@@ -36,17 +53,17 @@ const (
 )
 
 // Tools is a set of declared tools with their argument schemas.
-type Tools = emitter.Tools
+type Tools = schema.Tools
 
 // ParseTools reads declared tools from an OpenAI or Anthropic `tools`
 // array, or from a whole request body that holds one.
-func ParseTools(data []byte) (*Tools, error) { return emitter.ParseTools(data) }
+func ParseTools(data []byte) (*Tools, error) { return schema.ParseTools(data) }
 
 // RunawayLimits are the loop detector's thresholds (zero: defaults).
 type RunawayLimits = fsm.RunawayLimits
 
-// Dialects lists every dialect name the parser knows.
-var Dialects = fsm.AllDialects
+// Dialects returns every dialect name the parser knows, in table order.
+func Dialects() []string { return fsm.DialectNames() }
 
 // Options configure a Parser. The zero value is a good default.
 type Options struct {
@@ -68,6 +85,10 @@ type Options struct {
 	Runaway RunawayLimits
 	// IDPrefix starts generated call ids (default "call_").
 	IDPrefix string
+	// Strict, when set, refuses calls that needed a repair outside
+	// Strict.Allow: their markup is passed on as text, followed by an error
+	// event with Reason ReasonRefused.
+	Strict *Strict
 }
 
 // Validate reports an error (matching fsm.ErrUnknownDialect) when
@@ -97,7 +118,11 @@ func NewParser(opt Options) *Parser {
 	p.b.Tools = opt.Tools
 	p.b.IDPrefix = opt.IDPrefix
 	p.b.Reset()
-	p.m = fsm.New(machineOptions(opt), &p.b)
+	var sink fsm.Sink = &p.b
+	if opt.Strict != nil {
+		sink = &strictSink{Builder: &p.b, allow: opt.Strict.Allow, tools: opt.Tools}
+	}
+	p.m = fsm.New(machineOptions(opt), sink)
 	return p
 }
 

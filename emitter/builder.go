@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve/internal/schema"
 )
 
 // Builder receives what the state machine recognises (it implements
@@ -16,7 +17,7 @@ import (
 // valid until the next Reset while the machine reuses its own buffers.
 type Builder struct {
 	// Tools are the declared tools; nil or empty means none were declared.
-	Tools *Tools
+	Tools *schema.Tools
 	// IDPrefix starts every generated call id ("call_" if empty).
 	IDPrefix string
 
@@ -25,7 +26,7 @@ type Builder struct {
 	arena     []byte
 	textStart int // arena offset of the last text event's bytes, -1 if none is open
 	index     int
-	params    []Param
+	params    []schema.Param
 	repairs   []string
 }
 
@@ -103,14 +104,14 @@ func (b *Builder) CallStart(name []byte) {
 // back as text, followed by an error event.
 func (b *Builder) Call(c *fsm.Call) {
 	name := string(c.Name)
-	var tool *Tool
+	var tool *schema.Tool
 	var variant bool
 	if b.Tools.Len() > 0 {
 		t, ok := b.Tools.Lookup(name)
 		if !ok {
 			off := b.off
 			b.Text(c.Raw)
-			b.events = append(b.events, Event{Type: Error, Offset: off,
+			b.events = append(b.events, Event{Type: Error, Offset: off, Reason: fsm.ErrorUndeclaredTool,
 				Message: "call to undeclared tool " + strconv.Quote(name) + " (" + c.Dialect + ") kept as text"})
 			return
 		}
@@ -133,15 +134,15 @@ func (b *Builder) Call(c *fsm.Call) {
 	if c.Params != nil || c.Args == nil {
 		b.params = b.params[:0]
 		for _, p := range c.Params {
-			b.params = append(b.params, Param{Name: string(p.Name), Value: p.Value, Hint: ValueHint(p.Hint)})
+			b.params = append(b.params, schema.Param{Name: string(p.Name), Value: p.Value, Hint: schema.ValueHint(p.Hint)})
 		}
 		var mismatched []string
-		args, mismatched = BuildArguments(args, tool, b.params)
+		args, mismatched = schema.BuildArguments(args, tool, b.params)
 		if len(mismatched) > 0 {
 			rep |= fsm.RSchemaMismatch
 		}
 	} else {
-		v, fits := TypeJSONValue(c.Args, toolSchema(tool))
+		v, fits := schema.TypeJSONValue(c.Args, toolSchema(tool))
 		if !fits {
 			rep |= fsm.RSchemaMismatch
 		}
@@ -176,7 +177,7 @@ func (b *Builder) prefix() string {
 	return "call_"
 }
 
-func toolSchema(t *Tool) *Schema {
+func toolSchema(t *schema.Tool) *schema.Schema {
 	if t == nil {
 		return nil
 	}
@@ -185,12 +186,12 @@ func toolSchema(t *Tool) *Schema {
 
 // Discard reports markup that is not part of a call.
 func (b *Builder) Discard(raw []byte, reason fsm.Reason) {
-	b.events = append(b.events, Event{Type: Discard, Raw: b.keep(raw), Reason: reason.String(), Offset: b.advance(raw)})
+	b.events = append(b.events, Event{Type: Discard, Raw: b.keep(raw), Reason: reason, Offset: b.advance(raw)})
 }
 
 // Runaway reports a loop; raw is the markup it swallowed.
 func (b *Builder) Runaway(raw []byte, reason fsm.Reason) {
-	b.events = append(b.events, Event{Type: Runaway, Raw: b.keep(raw), Reason: reason.String(), Offset: b.advance(raw)})
+	b.events = append(b.events, Event{Type: Runaway, Raw: b.keep(raw), Reason: reason, Offset: b.advance(raw)})
 }
 
 // Rejected reports input that was not parsed at all (fed after the end):
@@ -208,10 +209,17 @@ func (b *Builder) Error(msg string, offset int64) {
 	b.events = append(b.events, Event{Type: Error, Message: msg, Offset: offset})
 }
 
+// ReasonedError reports an error that has a reason in the vocabulary (a
+// call kept as text).
+func (b *Builder) ReasonedError(reason fsm.Reason, msg string, offset int64) {
+	b.Error(msg, offset)
+	b.events[len(b.events)-1].Reason = reason
+}
+
 // MissingRequired reports whether call c lacks a parameter that tool t
 // requires: among its argument elements, or among the members of its JSON
 // arguments.
-func MissingRequired(t *Tool, c *fsm.Call) bool {
+func MissingRequired(t *schema.Tool, c *fsm.Call) bool {
 	if t == nil || len(t.Required) == 0 {
 		return false
 	}

@@ -7,7 +7,9 @@ package emitter
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 )
 
 // Type is the kind of an event.
@@ -63,8 +65,9 @@ type Event struct {
 	// Repairs names what was fixed to recover a call, from the repairs
 	// vocabulary (fsm.RepairNames).
 	Repairs []string
-	// Reason explains a discard or a runaway.
-	Reason string
+	// Reason explains a discard or a runaway, and some errors (a call kept
+	// as text: fsm.ErrorUndeclaredTool, fsm.ErrorRefused).
+	Reason fsm.Reason
 	// Message describes an error.
 	Message string
 	// Offset is the input offset of the event's first byte; for a
@@ -111,7 +114,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // AppendJSON appends the contract's JSON encoding of e to dst.
 func (e *Event) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = AppendString(dst, e.Type.String())
+	dst = jsonspan.AppendString(dst, e.Type.String())
 	switch e.Type {
 	case Text:
 		dst = appendField(dst, "text", e.Text)
@@ -140,15 +143,18 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendString(dst, r)
+			dst = jsonspan.AppendString(dst, r)
 		}
 		dst = append(dst, ']')
 		dst = appendField(dst, "raw", e.Raw)
 	case Discard, Runaway:
 		dst = appendField(dst, "raw", e.Raw)
-		dst = appendField(dst, "reason", []byte(e.Reason))
+		dst = appendField(dst, "reason", []byte(e.Reason.String()))
 	case Error:
 		dst = appendField(dst, "message", []byte(e.Message))
+		if e.Reason.IsError() {
+			dst = appendField(dst, "reason", []byte(e.Reason.String()))
+		}
 		if e.Offset >= 0 {
 			dst = append(dst, `,"offset":`...)
 			dst = strconv.AppendInt(dst, e.Offset, 10)
@@ -169,67 +175,5 @@ func appendField(dst []byte, key string, val []byte) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
 	dst = append(dst, '"', ':')
-	return AppendString(dst, val)
-}
-
-// AppendString appends s as a JSON string without HTML escaping, so markup
-// stays readable. Invalid UTF-8 becomes U+FFFD and U+2028/U+2029 are
-// escaped, as in encoding/json, so the result is always valid JSON.
-func AppendString[T string | []byte](dst []byte, s T) []byte { return appendJSONString(dst, s, true) }
-
-// AppendStringAsIs is AppendString for bytes that must go on unchanged
-// (a rewritten provider stream): non-ASCII bytes, valid or not, are copied
-// as they are.
-func AppendStringAsIs[T string | []byte](dst []byte, s T) []byte {
-	return appendJSONString(dst, s, false)
-}
-
-func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf || !checkUTF8 {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		var rb [utf8.UTFMax]byte
-		r, size := utf8.DecodeRune(rb[:copy(rb[:], s[i:])])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsonspan.AppendString(dst, val)
 }

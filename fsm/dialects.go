@@ -376,14 +376,14 @@ var table = []Spec{
 // Dialects returns the table, for listing. The entries must not be modified.
 func Dialects() []Spec { return table }
 
-// AllDialects lists every dialect name, in table order.
-var AllDialects = func() []string {
+// DialectNames returns every dialect name, in table order.
+func DialectNames() []string {
 	names := make([]string, len(table))
 	for i := range table {
 		names[i] = table[i].Name
 	}
 	return names
-}()
+}
 
 // dset is a set of dialects, by table index.
 type dset uint64

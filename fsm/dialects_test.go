@@ -146,7 +146,7 @@ func TestTableShape(t *testing.T) {
 			assert.NotEqual(t, lexer.Unknown, d.value, "%s: a key without a value element", d.Name)
 		}
 	}
-	assert.Len(t, AllDialects, len(table))
+	assert.Len(t, DialectNames(), len(table))
 }
 
 // TestArgumentStyles runs one call of each argument style and checks the

@@ -25,8 +25,8 @@ const (
 	numRepairs       = iota
 )
 
-// RepairNames are the names of the repairs vocabulary, by bit position.
-var RepairNames = [numRepairs]string{
+// repairNames are the names of the repairs vocabulary, by bit position.
+var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required",
@@ -36,10 +36,24 @@ var RepairNames = [numRepairs]string{
 func (r Repairs) Append(dst []string) []string {
 	for i := 0; i < numRepairs; i++ {
 		if r&(1<<i) != 0 {
-			dst = append(dst, RepairNames[i])
+			dst = append(dst, repairNames[i])
 		}
 	}
 	return dst
+}
+
+// RepairNames returns the names of the repairs vocabulary, in the order
+// they are reported.
+func RepairNames() []string { return repairNames[:] }
+
+// ParseRepair returns the repair named name.
+func ParseRepair(name string) (Repairs, bool) {
+	for i, n := range repairNames {
+		if n == name {
+			return 1 << i, true
+		}
+	}
+	return 0, false
 }
 
 // Reason says why markup was discarded, or why the machine stopped at a
@@ -63,6 +77,10 @@ const (
 	RunawayNestedBlocks    // more block openers inside a block than allowed
 	RunawayRepeatedCall    // the same call more times in a row than allowed
 	RunawayStrayClosers    // more stray closers in a row than allowed
+
+	// Error reasons.
+	ErrorUndeclaredTool // a call to a tool the request did not declare, kept as text
+	ErrorRefused        // a call refused by strict mode, kept as text
 	numReasons
 )
 
@@ -74,6 +92,7 @@ var reasonNames = [numReasons]string{
 	RunawayCallTooLarge: "call_too_large", RunawayUnclosedOpeners: "unclosed_openers",
 	RunawayNestedBlocks: "nested_block_openers", RunawayRepeatedCall: "repeated_call",
 	RunawayStrayClosers: "repeated_stray_closers",
+	ErrorUndeclaredTool: "undeclared_tool", ErrorRefused: "refused",
 }
 
 func (r Reason) String() string {
@@ -84,4 +103,10 @@ func (r Reason) String() string {
 }
 
 // IsRunaway reports whether r is a runaway reason.
-func (r Reason) IsRunaway() bool { return r >= RunawayCallTooLarge && r < numReasons }
+func (r Reason) IsRunaway() bool { return r >= RunawayCallTooLarge && r <= RunawayStrayClosers }
+
+// IsError reports whether r is the reason of an error event.
+func (r Reason) IsError() bool { return r >= ErrorUndeclaredTool && r < numReasons }
+
+// MarshalText encodes r as its name.
+func (r Reason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
 	"github.com/toolsieve/toolsieve/sse"
 )
 
@@ -63,7 +64,7 @@ func FuzzRewrite(f *testing.F) {
 			} else {
 				stream = rwOpenAIStream(pieces)
 			}
-			r := toolsieve.NewRewriter(io.NopCloser(&rwPieceReader{b: stream, rng: rng}), toolsieve.APIAuto, toolsieve.Options{IDPrefix: "id"})
+			r := chat.NewRewriter(io.NopCloser(&rwPieceReader{b: stream, rng: rng}), chat.APIAuto, toolsieve.Options{IDPrefix: "id"})
 			out, err := io.ReadAll(r)
 			if err != nil {
 				t.Fatal(err)

@@ -265,7 +265,8 @@ func writeSampleSummary(w *bufio.Writer, s demoSample, input []byte, chunk int, 
 	nText, nRaw := 0, 0
 	// Discards in a row with the same reason are shown as one line.
 	var discarded []byte
-	discardReason, nDiscards := "", 0
+	var discardReason toolsieve.Reason
+	nDiscards := 0
 	flushDiscards := func() {
 		switch {
 		case nDiscards == 1:

@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
 )
 
 // sseInput is the source for --input sse and --input auto: the content of a
@@ -11,9 +11,9 @@ import (
 // with reasoning deltas and malformed frames as events; for auto, input
 // that does not start like an event stream is read as text.
 func sseInput(kind string, r io.Reader) source {
-	in := toolsieve.InputSSE
+	in := chat.InputSSE
 	if kind == "auto" {
-		in = toolsieve.InputAuto
+		in = chat.InputAuto
 	}
-	return toolsieve.NewContentReader(r, in, toolsieve.APIAuto)
+	return chat.NewContentReader(r, in, chat.APIAuto)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/sievehttp"
 )
 
 // policyFlags are the flags that make the proxy's policy.
@@ -40,10 +41,10 @@ func addPolicyFlags(fs *flag.FlagSet) *policyFlags {
 
 // policy loads --policy (if any) and lays the flags that were given over
 // its global default.
-func (f *policyFlags) policy(fs *flag.FlagSet) (*toolsieve.Policy, error) {
-	pol := &toolsieve.Policy{}
+func (f *policyFlags) policy(fs *flag.FlagSet) (*sievehttp.Policy, error) {
+	pol := &sievehttp.Policy{}
 	if *f.file != "" {
-		p, err := toolsieve.LoadPolicy(*f.file)
+		p, err := sievehttp.LoadPolicy(*f.file)
 		if err != nil {
 			return nil, fmt.Errorf("--policy: %w", err)
 		}
@@ -81,7 +82,7 @@ func (f *policyFlags) policy(fs *flag.FlagSet) (*toolsieve.Policy, error) {
 }
 
 // explainPolicy prints the settings that apply to a request for model.
-func explainPolicy(w io.Writer, pol *toolsieve.Policy, model string) error {
+func explainPolicy(w io.Writer, pol *sievehttp.Policy, model string) error {
 	s, err := pol.Resolve(model, nil)
 	if err != nil {
 		return err

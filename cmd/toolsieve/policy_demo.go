@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/sievehttp"
 	"github.com/toolsieve/toolsieve/sse"
 )
 
@@ -116,14 +117,14 @@ func demoPost(up http.Handler, logs io.Writer, body string) (*http.Response, []b
 	if err != nil {
 		return nil, nil, err
 	}
-	pol, err := toolsieve.ParsePolicy(data)
+	pol, err := sievehttp.ParsePolicy(data)
 	if err != nil {
 		return nil, nil, err
 	}
 	upstream := httptest.NewServer(up)
 	defer upstream.Close()
 	u, _ := url.Parse(upstream.URL)
-	p := toolsieve.NewProxy(u, toolsieve.Options{IDPrefix: "demo_"})
+	p := sievehttp.NewProxy(u, toolsieve.Options{IDPrefix: "demo_"})
 	p.Policy = pol
 	p.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	proxy := httptest.NewServer(p)
@@ -173,7 +174,7 @@ func runRetryDemo(w *bufio.Writer) error {
 	}
 	demoLogRecord(logs.Bytes(), &rec)
 
-	pol, _ := toolsieve.ParsePolicy(mustSample("policy/demo_policy.json"))
+	pol, _ := sievehttp.ParsePolicy(mustSample("policy/demo_policy.json"))
 	set, _ := pol.Resolve("deepseek-chat", nil)
 	fmt.Fprintf(w, labelFmt+"deepseek-chat: %s, retries %d, hold_text %v (decided by %s)\n", "policy",
 		set.Mode(), set.Retries, set.HoldText, strings.Join(set.From, ", "))
@@ -181,7 +182,7 @@ func runRetryDemo(w *bufio.Writer) error {
 	fmt.Fprintf(w, contFmt+"cut at the %s; its text was held back (hold_text), so the proxy asks again\n", rec.Reasons)
 	fmt.Fprintf(w, labelFmt+"upstream streams sample deepseek_dsml\n", "attempt 2")
 	text, calls, finish := demoAccumulate(stream)
-	fmt.Fprintf(w, labelFmt+"%d upstream requests; %s: %s\n", "client", len(up.bodies), toolsieve.HeaderRetriesOut, resp.Header.Get(toolsieve.HeaderRetriesOut))
+	fmt.Fprintf(w, labelFmt+"%d upstream requests; %s: %s\n", "client", len(up.bodies), sievehttp.HeaderRetriesOut, resp.Header.Get(sievehttp.HeaderRetriesOut))
 	fmt.Fprintf(w, contFmt+"text %s\n", quoteAbbrev([]byte(text)))
 	for _, c := range calls {
 		fmt.Fprintf(w, contFmt+"call %s %s (id %s)\n", c[1], argsAbbrev(json.RawMessage(c[2])), c[0])

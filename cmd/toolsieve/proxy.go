@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/sievehttp"
 )
 
 const proxyUsage = `Usage: toolsieve proxy --upstream URL [--listen ADDR] [--tools FILE] [--policy FILE]
@@ -134,11 +135,11 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opt.Tools = tools
 	}
 
-	p := toolsieve.NewProxy(up, opt)
+	p := sievehttp.NewProxy(up, opt)
 	p.Logger = logger
 	p.Policy = policy
 	if *metrics {
-		p.Metrics = toolsieve.NewMetrics()
+		p.Metrics = sievehttp.NewMetrics()
 	}
 	srv := &http.Server{
 		Handler:           p,
@@ -152,7 +153,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := proxySignals()
 	defer stop()
-	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", toolsieve.RedactURL(up),
+	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", sievehttp.RedactURL(up),
 		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "metrics", *metrics)
 	proxyListening(ln.Addr())
 	served := make(chan error, 1)

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
 )
 
 const rewriteUsage = `Usage: toolsieve rewrite [--api openai|anthropic|auto] [--tools FILE] [FILE]
@@ -36,7 +37,7 @@ func runRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return flagError(err, name, rewriteUsage, stdout, stderr)
 	}
-	api, ok := toolsieve.ParseAPI(*apiName)
+	api, ok := chat.ParseAPI(*apiName)
 	if !ok {
 		return usageError(stderr, name, rewriteUsage, fmt.Sprintf("bad --api value %q (want openai, anthropic or auto)", *apiName))
 	}
@@ -61,7 +62,7 @@ func runRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in = f
 	}
-	rw := toolsieve.NewRewriter(io.NopCloser(in), api, opt)
+	rw := chat.NewRewriter(io.NopCloser(in), api, opt)
 	rw.Notify = func(e *toolsieve.Event) {
 		switch e.Type {
 		case toolsieve.Error:

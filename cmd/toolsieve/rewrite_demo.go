@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
 	"github.com/toolsieve/toolsieve/sse"
 )
 
@@ -20,7 +21,7 @@ func runRewriteDemo(w *bufio.Writer) error {
 	if err != nil {
 		return err
 	}
-	r := toolsieve.NewRewriter(io.NopCloser(bytes.NewReader(in)), toolsieve.APIOpenAI, toolsieve.Options{IDPrefix: "demo_"})
+	r := chat.NewRewriter(io.NopCloser(bytes.NewReader(in)), chat.APIOpenAI, toolsieve.Options{IDPrefix: "demo_"})
 	out, err := io.ReadAll(r)
 	if err != nil {
 		return err

@@ -1,0 +1,620 @@
+package chat
+
+// Anthropic Messages streams.
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+	"github.com/toolsieve/toolsieve/sse"
+)
+
+// anStream rewrites an Anthropic Messages event stream. Content blocks are
+// renumbered: a text block of the upstream may become several blocks of the
+// output (text, tool_use, text again, thinking), so every later block moves.
+type anStream struct {
+	textFeed
+	blocks map[int]*anBlock // by upstream index
+	out    int              // next output block index
+	calls  int
+	tokens []byte // the last output_tokens value seen
+	cur    *anBlock
+	last   *anBlock // the last text block started
+
+	ms, dms, bms []jsonspan.Member
+	edits        []jsonspan.Edit
+	oedits       []jsonspan.Edit // original's, apart from the event's own edits
+	tmp          []byte
+}
+
+// maxBlocks bounds the content blocks tracked per message.
+const maxBlocks = 4096
+
+// anBlock is one content block of the upstream.
+type anBlock struct {
+	textChan // the parser of a text block
+	up       int
+	text     bool // a text block, fed to a parser
+	stopped  bool
+	out      int // output index: of the block itself (not text), or of the open output block
+	// open is what this text block has open in the output: a text block,
+	// a thinking block made of reasoning markup, or nothing.
+	open    runKind
+	opened  bool // a text block was opened for it at least once
+	hadCall bool
+	// The upstream start event, sent when the first text arrives.
+	startRaw, startData []byte
+	// held are text deltas (whitespace only) that arrived while no text
+	// block was open: a block is opened only for text that is not blank,
+	// as the Messages API refuses blank text blocks in a conversation.
+	held     []heldDelta
+	heldSize int
+}
+
+// heldDelta is a text_delta event held back, with the span of its index.
+type heldDelta struct {
+	raw, data []byte
+	is, ie    int
+	pass      bool // an event passed on as it is (raw)
+}
+
+func (s *anStream) event(ev *sse.Event) {
+	w := s.w
+	data := ev.Data
+	if !w.validEvent(ev) {
+		return
+	}
+	var ok bool
+	s.ms, ok = jsonspan.Members(data, 0, s.ms[:0])
+	if !ok {
+		w.out = append(w.out, ev.Raw...)
+		return
+	}
+	typ := ev.Type
+	if m, has := jsonspan.Lookup(data, s.ms, "type"); has && jsonspan.IsString(data, m) {
+		typ = string(jsonspan.StringBody(data, m))
+	}
+	s.edits = s.edits[:0]
+	switch typ {
+	case "content_block_start":
+		s.blockStart(ev, data)
+	case "content_block_delta":
+		s.blockDelta(ev, data)
+	case "content_block_stop":
+		s.blockStop(ev, data)
+	case "message_delta":
+		s.closeTextBlocks()
+		if w.stopped {
+			return
+		}
+		if dm, has := jsonspan.Lookup(data, s.ms, "delta"); has {
+			if s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0]); ok {
+				if m, has := jsonspan.Lookup(data, s.dms, "stop_reason"); has && s.calls > 0 && !keepsFinish(jsonspan.StringBody(data, m)) {
+					s.edits = append(s.edits, jsonspan.Edit{Start: m.Start, End: m.End, Repl: []byte(`"tool_use"`)})
+				}
+			}
+		}
+		s.noteTokens(data, s.ms)
+		w.emitEdited(ev, s.edits)
+	case "message_start":
+		if mm, has := jsonspan.Lookup(data, s.ms, "message"); has {
+			if s.dms, ok = jsonspan.Members(data, mm.Start, s.dms[:0]); ok {
+				s.noteTokens(data, s.dms)
+			}
+		}
+		w.out = append(w.out, ev.Raw...)
+	default: // message_stop, ping, error, unknown
+		if typ != "message_stop" && s.holdPass(ev) {
+			return
+		}
+		w.out = append(w.out, ev.Raw...)
+	}
+}
+
+// noteTokens remembers usage.output_tokens for a message_delta made up
+// after a runaway.
+func (s *anStream) noteTokens(data []byte, ms []jsonspan.Member) {
+	um, has := jsonspan.Lookup(data, ms, "usage")
+	if !has {
+		return
+	}
+	ums, ok := jsonspan.Members(data, um.Start, nil)
+	if !ok {
+		return
+	}
+	if m, has := jsonspan.Lookup(data, ums, "output_tokens"); has {
+		s.tokens = append(s.tokens[:0], data[m.Start:m.End]...)
+	}
+}
+
+// upIndex reads the event's index.
+func (s *anStream) upIndex(data []byte) (jsonspan.Member, int, bool) {
+	m, has := jsonspan.Lookup(data, s.ms, "index")
+	if !has {
+		return m, 0, false
+	}
+	i, ok := jsonspan.Int(data, m)
+	return m, i, ok
+}
+
+// reindex adds the edit that changes an event's index to out.
+func (s *anStream) reindex(data []byte, m jsonspan.Member, up, out int) {
+	if up != out {
+		s.edits = append(s.edits, jsonspan.Edit{Start: m.Start, End: m.End, Repl: s.w.keepInt(out)})
+	}
+}
+
+func (s *anStream) blockStart(ev *sse.Event, data []byte) {
+	w := s.w
+	im, up, ok := s.upIndex(data)
+	if !ok {
+		w.out = append(w.out, ev.Raw...)
+		return
+	}
+	if s.blocks == nil {
+		s.blocks = map[int]*anBlock{}
+	}
+	if len(s.blocks) >= maxBlocks {
+		w.reportError("too many content blocks; passed through", ev.Offset)
+		w.out = append(w.out, ev.Raw...)
+		return
+	}
+	b := &anBlock{up: up}
+	s.blocks[up] = b
+	cb, has := jsonspan.Lookup(data, s.ms, "content_block")
+	var initial []byte
+	if has {
+		if s.bms, ok = jsonspan.Members(data, cb.Start, s.bms[:0]); ok {
+			if m, has := jsonspan.Lookup(data, s.bms, "type"); has && string(jsonspan.StringBody(data, m)) == "text" {
+				b.text = true
+				if tm, has := jsonspan.Lookup(data, s.bms, "text"); has && jsonspan.IsString(data, tm) && tm.End-tm.Start > 2 {
+					initial = jsonspan.AppendUnquoted(nil, data[tm.Start:tm.End])
+					s.edits = append(s.edits, jsonspan.Edit{Start: tm.Start, End: tm.End, Repl: []byte(`""`)})
+				}
+			}
+		}
+	}
+	if !b.text {
+		b.out = s.out
+		s.out++
+		s.reindex(data, im, up, b.out)
+		w.emitEdited(ev, s.edits)
+		return
+	}
+	b.p = w.newParser(true, up)
+	s.last = b
+	if len(s.edits) > 0 {
+		b.startData = jsonspan.Splice(nil, data, s.edits)
+	} else {
+		b.startRaw = bytes.Clone(ev.Raw)
+		b.startData = bytes.Clone(data)
+	}
+	if len(initial) > 0 {
+		s.feedText(b, nil, initial)
+	}
+}
+
+func (s *anStream) blockDelta(ev *sse.Event, data []byte) {
+	w := s.w
+	im, up, ok := s.upIndex(data)
+	b := s.blocks[up]
+	if !ok || b == nil || b.stopped && b.text {
+		w.out = append(w.out, ev.Raw...)
+		return
+	}
+	if !b.text {
+		s.reindex(data, im, up, b.out)
+		w.emitEdited(ev, s.edits)
+		return
+	}
+	dm, has := jsonspan.Lookup(data, s.ms, "delta")
+	if has {
+		s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0])
+		has = ok
+	}
+	var tm jsonspan.Member
+	if has {
+		var isText bool
+		if m, ok := jsonspan.Lookup(data, s.dms, "type"); ok {
+			isText = string(jsonspan.StringBody(data, m)) == "text_delta"
+		}
+		tm, ok = jsonspan.Lookup(data, s.dms, "text")
+		has = isText && ok && jsonspan.IsString(data, tm)
+	}
+	if !has {
+		// citations and other deltas of the text block: into the open text block.
+		s.cur = b
+		s.openText(b)
+		s.reindex(data, im, up, b.out)
+		w.emitEdited(ev, s.edits)
+		return
+	}
+	s.in = jsonspan.AppendUnquoted(s.in[:0], data[tm.Start:tm.End])
+	s.feedText(b, &editable{ev: ev, data: data, im: im, tm: tm}, s.in)
+}
+
+// editable is the upstream text_delta event that carries the last text run.
+type editable struct {
+	ev     *sse.Event
+	data   []byte
+	im, tm jsonspan.Member
+}
+
+// feedText feeds text of block b to its parser and sends what comes out.
+// The last text run goes into the upstream event e when there is one.
+func (s *anStream) feedText(b *anBlock, e *editable, text []byte) {
+	w := s.w
+	s.cur = b
+	s.begin()
+	if s.process(s, &b.textChan, b.p.Feed(text)) {
+		s.finish(true)
+		return
+	}
+	if s.clean {
+		// Only text came out: the upstream event can go out as it is once
+		// all of its text has been released.
+		if e != nil && len(b.carry) == 0 && wholeChars(text) {
+			s.hold(s, &b.textChan, e.ev, text, e.im)
+			return
+		}
+		s.settle(s, &b.textChan, nil, false)
+	}
+	run := s.lastRun(s, &b.textChan, false)
+	if e == nil {
+		if len(run) > 0 {
+			s.text2(b, run)
+		}
+		return
+	}
+	same := bytes.Equal(run, text)
+	if len(run) == 0 && !same {
+		return
+	}
+	if !same {
+		s.edits = append(s.edits, jsonspan.Edit{Start: e.tm.Start, End: e.tm.End, Repl: w.keepQuoted(run)})
+	}
+	if b.open != runText && isBlank(run) {
+		if b.heldSize+len(e.data) <= maxHeldBytes {
+			d := jsonspan.Splice(nil, e.data, s.sorted())
+			// the index span in d: the edits above are all after it or
+			// are the index itself, which is not edited yet.
+			h := heldDelta{data: d, is: e.im.Start, ie: e.im.End}
+			if !same {
+				h.is, h.ie = shiftSpan(e.im, s.edits)
+			} else {
+				h.raw = bytes.Clone(e.ev.Raw)
+			}
+			b.held = append(b.held, h)
+			b.heldSize += len(d)
+			return
+		}
+	}
+	if b.open == runReasoning {
+		s.closeOpen(b)
+	}
+	s.openText(b)
+	s.reindex(e.data, e.im, b.up, b.out)
+	w.emitEdited(e.ev, s.edits)
+}
+
+// original sends an upstream text delta of the current block whose text
+// is unchanged.
+func (s *anStream) original(qe *queued) {
+	w := s.w
+	b := s.cur
+	if b.open != runText && isBlank(qe.content) && b.heldSize+len(qe.raw) <= maxHeldBytes {
+		b.held = append(b.held, heldDelta{raw: bytes.Clone(qe.raw), data: bytes.Clone(qe.data), is: qe.idx.Start, ie: qe.idx.End})
+		b.heldSize += len(qe.raw)
+		return
+	}
+	s.openText(b)
+	if b.out == b.up {
+		w.out = append(w.out, qe.raw...)
+		return
+	}
+	s.oedits = append(s.oedits[:0], jsonspan.Edit{Start: qe.idx.Start, End: qe.idx.End, Repl: w.keepInt(b.out)})
+	w.data = jsonspan.Splice(w.data[:0], qe.data, s.oedits)
+	w.emitEvent("content_block_delta", w.data)
+}
+
+// sorted returns the edits sorted.
+func (s *anStream) sorted() []jsonspan.Edit {
+	jsonspan.SortEdits(s.edits)
+	return s.edits
+}
+
+// shiftSpan returns the span of member m after edits that may come before
+// it are applied.
+func shiftSpan(m jsonspan.Member, edits []jsonspan.Edit) (int, int) {
+	d := 0
+	for _, e := range edits {
+		if e.End <= m.Start {
+			d += len(e.Repl) - (e.End - e.Start)
+		}
+	}
+	return m.Start + d, m.End + d
+}
+
+// text2 sends a text run of b as a made-up delta (not the last run of an
+// upstream event).
+func (s *anStream) text2(b *anBlock, run []byte) {
+	const pre = `{"type":"content_block_delta","index":`
+	if b.open != runText && isBlank(run) && b.heldSize+len(run) <= maxHeldBytes {
+		// Blank text while no text block is open: held, and dropped if a
+		// call or thinking comes before text that is not blank.
+		d := jsonspan.AppendQuoted([]byte(pre+`0,"delta":{"type":"text_delta","text":`), run)
+		d = append(d, "}}"...)
+		b.held = append(b.held, heldDelta{data: d, is: len(pre), ie: len(pre) + 1})
+		b.heldSize += len(d)
+		return
+	}
+	s.openText(b)
+	s.tmp = append(s.tmp[:0], pre...)
+	s.tmp = strconv.AppendInt(s.tmp, int64(b.out), 10)
+	s.tmp = append(s.tmp, `,"delta":{"type":"text_delta","text":`...)
+	s.tmp = jsonspan.AppendQuoted(s.tmp, run)
+	s.tmp = append(s.tmp, "}}"...)
+	s.w.emitEvent("content_block_delta", s.tmp)
+}
+
+// sink methods for the current block.
+
+func (s *anStream) text(b []byte) { s.text2(s.cur, b) }
+
+func (s *anStream) reasoning(t []byte) {
+	b := s.cur
+	if b.open == runText {
+		s.closeOpen(b)
+	}
+	s.dropHeld(b)
+	if b.open != runReasoning {
+		b.out = s.out
+		s.out++
+		b.open = runReasoning
+		s.tmp = append(s.tmp[:0], `{"type":"content_block_start","index":`...)
+		s.tmp = strconv.AppendInt(s.tmp, int64(b.out), 10)
+		s.tmp = append(s.tmp, `,"content_block":{"type":"thinking","thinking":"","signature":""}}`...)
+		s.w.emitEvent("content_block_start", s.tmp)
+	}
+	s.tmp = append(s.tmp[:0], `{"type":"content_block_delta","index":`...)
+	s.tmp = strconv.AppendInt(s.tmp, int64(b.out), 10)
+	s.tmp = append(s.tmp, `,"delta":{"type":"thinking_delta","thinking":`...)
+	s.tmp = jsonspan.AppendQuoted(s.tmp, t)
+	s.tmp = append(s.tmp, "}}"...)
+	s.w.emitEvent("content_block_delta", s.tmp)
+}
+
+func (s *anStream) call(e *toolsieve.Event) {
+	w := s.w
+	b := s.cur
+	s.closeOpen(b)
+	s.dropHeld(b)
+	b.hadCall = true
+	s.calls++
+	c := callOut{id: e.ID, name: e.Name, args: callArgs(e)}
+	idx := s.out
+	s.out++
+	s.tmp = append(s.tmp[:0], `{"type":"content_block_start","index":`...)
+	s.tmp = strconv.AppendInt(s.tmp, int64(idx), 10)
+	s.tmp = append(s.tmp, `,"content_block":`...)
+	s.tmp = appendToolUse(s.tmp, c, false)
+	s.tmp = append(s.tmp, '}')
+	w.emitEvent("content_block_start", s.tmp)
+	s.tmp = append(s.tmp[:0], `{"type":"content_block_delta","index":`...)
+	s.tmp = strconv.AppendInt(s.tmp, int64(idx), 10)
+	s.tmp = append(s.tmp, `,"delta":{"type":"input_json_delta","partial_json":`...)
+	s.tmp = jsonspan.AppendQuoted(s.tmp, c.args)
+	s.tmp = append(s.tmp, "}}"...)
+	w.emitEvent("content_block_delta", s.tmp)
+	s.stopEvent(idx)
+}
+
+func (s *anStream) stopEvent(idx int) {
+	s.tmp = append(s.tmp[:0], `{"type":"content_block_stop","index":`...)
+	s.tmp = strconv.AppendInt(s.tmp, int64(idx), 10)
+	s.tmp = append(s.tmp, '}')
+	s.w.emitEvent("content_block_stop", s.tmp)
+}
+
+// openText makes sure b has a text block open in the output, sending the
+// upstream start event (the first time) and any held deltas.
+func (s *anStream) openText(b *anBlock) {
+	if b.open == runText {
+		return
+	}
+	w := s.w
+	if b.open == runReasoning {
+		s.closeOpen(b)
+	}
+	b.out = s.out
+	s.out++
+	b.open = runText
+	if !b.opened && b.startData != nil {
+		if b.startRaw != nil && b.out == b.up {
+			w.out = append(w.out, b.startRaw...)
+		} else {
+			ms, _ := jsonspan.Members(b.startData, 0, nil)
+			var es []jsonspan.Edit
+			if m, has := jsonspan.Lookup(b.startData, ms, "index"); has && b.out != b.up {
+				es = append(es, jsonspan.Edit{Start: m.Start, End: m.End, Repl: strconv.AppendInt(nil, int64(b.out), 10)})
+			}
+			w.emitEvent("content_block_start", jsonspan.Splice(nil, b.startData, es))
+		}
+	} else {
+		s.tmp = append(s.tmp[:0], `{"type":"content_block_start","index":`...)
+		s.tmp = strconv.AppendInt(s.tmp, int64(b.out), 10)
+		s.tmp = append(s.tmp, `,"content_block":{"type":"text","text":""}}`...)
+		w.emitEvent("content_block_start", s.tmp)
+	}
+	b.opened = true
+	for _, h := range b.held {
+		if h.pass || h.raw != nil && b.out == b.up {
+			w.out = append(w.out, h.raw...)
+			continue
+		}
+		w.data = jsonspan.Splice(w.data[:0], h.data, []jsonspan.Edit{{Start: h.is, End: h.ie, Repl: w.keepInt(b.out)}})
+		w.emitEvent("content_block_delta", w.data)
+	}
+	b.held, b.heldSize = nil, 0
+}
+
+// dropHeld forgets the blank text held by b, sending the other events
+// held with it.
+func (s *anStream) dropHeld(b *anBlock) {
+	for _, h := range b.held {
+		if h.pass {
+			s.w.out = append(s.w.out, h.raw...)
+		}
+	}
+	b.held, b.heldSize = nil, 0
+}
+
+// holdPass queues an event that is not about content (a ping) behind the
+// text held by the last text block, so that a plain stream keeps its order.
+func (s *anStream) holdPass(ev *sse.Event) bool {
+	b := s.last
+	if b == nil || b.stopped || b.open != runNone || b.opened && len(b.held) == 0 || b.heldSize+len(ev.Raw) > maxHeldBytes {
+		return false
+	}
+	b.held = append(b.held, heldDelta{raw: bytes.Clone(ev.Raw), pass: true})
+	b.heldSize += len(ev.Raw)
+	return true
+}
+
+// closeOpen closes the output block b has open, if any.
+func (s *anStream) closeOpen(b *anBlock) {
+	if b.open != runNone {
+		s.stopEvent(b.out)
+		b.open = runNone
+	}
+}
+
+func (s *anStream) blockStop(ev *sse.Event, data []byte) {
+	w := s.w
+	im, up, ok := s.upIndex(data)
+	b := s.blocks[up]
+	if !ok || b == nil || b.stopped {
+		w.out = append(w.out, ev.Raw...)
+		return
+	}
+	b.stopped = true
+	if !b.text {
+		s.reindex(data, im, up, b.out)
+		w.emitEdited(ev, s.edits)
+		return
+	}
+	if s.endText(b) {
+		return
+	}
+	switch {
+	case b.open == runText:
+		b.open = runNone
+		s.reindex(data, im, up, b.out)
+		w.emitEdited(ev, s.edits)
+	case b.open == runReasoning:
+		s.closeOpen(b)
+	case !b.opened && !b.hadCall:
+		// Nothing but blank text (or nothing): the block as it came.
+		s.openText(b)
+		b.open = runNone
+		s.reindex(data, im, up, b.out)
+		w.emitEdited(ev, s.edits)
+	}
+	s.dropHeld(b)
+}
+
+// endText closes b's parser and sends what it held. It reports a runaway.
+func (s *anStream) endText(b *anBlock) bool {
+	s.cur = b
+	s.begin()
+	if s.process(s, &b.textChan, b.p.Close()) {
+		s.finish(true)
+		return true
+	}
+	if s.clean {
+		s.settle(s, &b.textChan, nil, true)
+	}
+	s.w.flushRun(s, &s.kind, &s.run)
+	return false
+}
+
+// closeTextBlocks ends text blocks that were never stopped (before
+// message_delta).
+func (s *anStream) closeTextBlocks() {
+	for _, b := range s.sortedBlocks() {
+		if b.text && !b.stopped {
+			b.stopped = true
+			if s.endText(b) {
+				return
+			}
+			s.closeOpen(b)
+		}
+	}
+}
+
+// sortedBlocks returns the blocks in upstream order.
+func (s *anStream) sortedBlocks() []*anBlock {
+	bs := make([]*anBlock, 0, len(s.blocks))
+	for _, b := range s.blocks {
+		bs = append(bs, b)
+	}
+	for i := 1; i < len(bs); i++ {
+		for j := i; j > 0 && bs[j].up < bs[j-1].up; j-- {
+			bs[j], bs[j-1] = bs[j-1], bs[j]
+		}
+	}
+	return bs
+}
+
+// finish ends the stream at its end of input, or cleanly after a runaway:
+// open blocks are stopped and a message_delta and message_stop follow.
+func (s *anStream) finish(runaway bool) {
+	if !runaway {
+		for _, b := range s.sortedBlocks() {
+			if b.text && !b.stopped {
+				b.stopped = true
+				if s.endText(b) {
+					return
+				}
+			}
+		}
+		return
+	}
+	for _, b := range s.sortedBlocks() {
+		switch {
+		case b.stopped:
+		case b.text && b == s.cur:
+			s.closeOpen(b)
+		case b.text:
+			b.stopped = true
+			s.cur = b
+			s.materialize(s, &b.textChan)
+			s.kind = runNone
+			s.startRun(&b.textChan, nil)
+			if !s.w.runs(b.p.Close(), s, &s.kind, &s.run) {
+				s.w.flushRun(s, &s.kind, &s.run)
+			}
+			s.closeOpen(b)
+		default:
+			s.stopEvent(b.out)
+		}
+		b.stopped = true
+	}
+	reason := "end_turn"
+	if s.calls > 0 {
+		reason = "tool_use"
+	}
+	tokens := s.tokens
+	if len(tokens) == 0 {
+		tokens = []byte("0")
+	}
+	s.tmp = append(s.tmp[:0], `{"type":"message_delta","delta":{"stop_reason":"`...)
+	s.tmp = append(s.tmp, reason...)
+	s.tmp = append(s.tmp, `","stop_sequence":null},"usage":{"output_tokens":`...)
+	s.tmp = append(s.tmp, tokens...)
+	s.tmp = append(s.tmp, "}}"...)
+	s.w.emitEvent("message_delta", s.tmp)
+	s.w.emitEvent("message_stop", []byte(`{"type":"message_stop"}`))
+}

@@ -1,0 +1,100 @@
+package chat
+
+// Provider APIs: which API a request or a response speaks. How each API's
+// streams and whole responses are rewritten is in stream_openai.go,
+// stream_anthropic.go and document.go, with the text feeding they share in
+// textfeed.go and the span scanner in jsonspan.go.
+//
+// The JSON is never decoded into structs and re-encoded: the rewriter finds
+// the byte spans of the fields it needs (content, finish_reason, index, ...)
+// and splices new values into the original bytes, so that unknown fields,
+// key order and number formats reach the client exactly as the provider sent
+// them. A document is checked with json.Valid first; after that the span
+// scanner can assume well-formed JSON.
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+)
+
+// API is the wire dialect of a chat endpoint.
+type API uint8
+
+// The APIs the rewriter understands.
+const (
+	// APIAuto detects the API from the first event or document.
+	APIAuto API = iota
+	// APIOpenAI is OpenAI chat completions (POST .../chat/completions).
+	APIOpenAI
+	// APIAnthropic is Anthropic Messages (POST .../messages).
+	APIAnthropic
+)
+
+func (a API) String() string {
+	switch a {
+	case APIOpenAI:
+		return "openai"
+	case APIAnthropic:
+		return "anthropic"
+	}
+	return "auto"
+}
+
+// ParseAPI maps "openai", "anthropic" and "auto" (or "") to an API.
+func ParseAPI(s string) (API, bool) {
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return APIAuto, true
+	case "openai":
+		return APIOpenAI, true
+	case "anthropic":
+		return APIAnthropic, true
+	}
+	return APIAuto, false
+}
+
+// APIForPath tells which chat API a request path belongs to: paths ending in
+// /chat/completions are OpenAI, paths ending in /messages are Anthropic.
+// Everything else (models, embeddings, count_tokens, batches) is not a chat
+// response to rewrite: ok is false.
+func APIForPath(path string) (api API, ok bool) {
+	path = strings.TrimRight(path, "/")
+	switch {
+	case strings.HasSuffix(path, "/chat/completions"):
+		return APIOpenAI, true
+	case strings.HasSuffix(path, "/messages"):
+		return APIAnthropic, true
+	}
+	return APIAuto, false
+}
+
+// detectEventAPI guesses the API of a stream from one of its events: the
+// Anthropic event names, or a JSON body with "choices" (OpenAI) or a "type"
+// of one of the Messages stream events (Anthropic).
+func detectEventAPI(typ string, data []byte) API {
+	switch typ {
+	case "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+		"message_delta", "message_stop":
+		return APIAnthropic
+	}
+	if !json.Valid(data) {
+		return APIAuto
+	}
+	ms, ok := jsonspan.Members(data, 0, nil)
+	if !ok {
+		return APIAuto
+	}
+	if _, ok := jsonspan.Lookup(data, ms, "choices"); ok {
+		return APIOpenAI
+	}
+	if m, ok := jsonspan.Lookup(data, ms, "type"); ok {
+		switch string(jsonspan.StringBody(data, m)) {
+		case "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+			"message_delta", "message_stop", "message":
+			return APIAnthropic
+		}
+	}
+	return APIAuto
+}

@@ -1,0 +1,103 @@
+package chat_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/require"
+	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
+	"github.com/toolsieve/toolsieve/chat/chattest"
+)
+
+func TestLooksLikeSSE(t *testing.T) {
+	for _, tc := range []struct {
+		in        string
+		sse, sure bool
+	}{
+		{"data: {}", true, true},
+		{"\xEF\xBB\xBF\n\nevent: x", true, true},
+		{": ping\n", true, true},
+		{"id: 1", true, true},
+		{"da", false, false},
+		{"\xEF\xBB", false, false},
+		{"  \n", false, false},
+		{"", false, false},
+		{"Hello", false, true},
+		{"<tool_call>", false, true},
+		{"dat x", false, true},
+	} {
+		sse, sure := chat.LooksLikeSSE([]byte(tc.in))
+		require.Equal(t, tc.sse, sse, "%q", tc.in)
+		require.Equal(t, tc.sure, sure, "%q", tc.in)
+	}
+}
+
+// collect runs Events and returns the cloned events.
+func collect(t *testing.T, r io.Reader) ([]toolsieve.Event, error) {
+	var out []toolsieve.Event
+	for e, err := range chat.Events(r, toolsieve.Options{IDPrefix: "id"}) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, e.Clone())
+	}
+	return out, nil
+}
+
+func TestEventsOverSSE(t *testing.T) {
+	for _, name := range []string{"openai_chat.sse", "anthropic_messages.sse"} {
+		in, err := os.ReadFile(filepath.Join("..", "testdata", "sse", name))
+		require.NoError(t, err)
+		evs, err := collect(t, iotest.OneByteReader(bytes.NewReader(in)))
+		require.NoError(t, err)
+		var calls []string
+		for _, e := range evs {
+			if e.Type == toolsieve.ToolCall {
+				calls = append(calls, e.Name+string(e.Arguments))
+			}
+		}
+		require.Equal(t, []string{`get_weather{"city":"Paris"}`}, calls, name)
+	}
+}
+
+func TestEventsOverText(t *testing.T) {
+	in := "Sure.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>"
+	evs, err := collect(t, iotest.HalfReader(strings.NewReader(in)))
+	require.NoError(t, err)
+	var text string
+	n := 0
+	for _, e := range evs {
+		if e.Type == toolsieve.Text {
+			text += string(e.Text)
+		}
+		if e.Type == toolsieve.ToolCall {
+			n++
+		}
+	}
+	require.Equal(t, "Sure.\n", text)
+	require.Equal(t, 1, n)
+}
+
+func TestEventsSideChannels(t *testing.T) {
+	in := chattest.OpenAIStream([]string{"Hi"})
+	in = append([]byte(`data: {"id":"x","choices":[{"index":0,"delta":{"reasoning_content":"hmm"}}]}`+"\n\n"+"data: {oops\n\n"), in...)
+	evs, err := collect(t, bytes.NewReader(in))
+	require.NoError(t, err)
+	require.Equal(t, toolsieve.Reasoning, evs[0].Type)
+	require.Equal(t, "hmm", string(evs[0].Text))
+	require.Equal(t, toolsieve.Error, evs[1].Type)
+	require.Equal(t, int64(len(`data: {"id":"x","choices":[{"index":0,"delta":{"reasoning_content":"hmm"}}]}`+"\n\n")), evs[1].Offset)
+}
+
+func TestEventsReadError(t *testing.T) {
+	boom := errors.New("boom")
+	_, err := collect(t, io.MultiReader(strings.NewReader("data: {}\n\n"), iotest.ErrReader(boom)))
+	require.ErrorIs(t, err, boom)
+}

@@ -1,0 +1,433 @@
+package chat
+
+// OpenAI chat completion streams.
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+	"github.com/toolsieve/toolsieve/sse"
+)
+
+// oaStream rewrites an OpenAI chat.completion.chunk stream.
+type oaStream struct {
+	textFeed
+	choices []*oaChoice
+	tmpl    []byte // the last chunk's top-level members but choices and usage, as `{...,`
+	typ     string // the SSE event name the upstream uses (normally none)
+	cur     *oaChoice
+
+	ms, cms, dms, tms, fms []jsonspan.Member
+	els, tels              []jsonspan.Span
+	edits                  []jsonspan.Edit
+	tmp                    []byte
+}
+
+// maxChoices bounds the choices tracked per stream (the API allows 128).
+const maxChoices = 128
+
+// oaChoice is the state of one choice of the stream.
+type oaChoice struct {
+	textChan
+	index    int
+	closed   bool // finished: the parser is closed
+	calls    int  // recovered calls
+	nextTool int  // next tool_calls index of the output
+	native   []*nativeCall
+}
+
+// nativeCall is a tool call the upstream sent natively. Its arguments pass
+// through, unless they start with markup: then they are held until the
+// call ends and sent as the JSON that ArgumentsFromMarkup makes of them.
+type nativeCall struct {
+	up, out int
+	name    []byte
+	mode    uint8
+	buf     []byte
+}
+
+const (
+	argsUndecided uint8 = iota
+	argsJSON
+	argsMarkup
+	argsDone
+)
+
+func (s *oaStream) choice(i int) *oaChoice {
+	if i < 0 || i >= maxChoices {
+		return nil
+	}
+	for len(s.choices) <= i {
+		s.choices = append(s.choices, nil)
+	}
+	if s.choices[i] == nil {
+		s.choices[i] = &oaChoice{index: i, textChan: textChan{p: s.w.newParser(false, i)}}
+	}
+	return s.choices[i]
+}
+
+// event rewrites one data event.
+func (s *oaStream) event(ev *sse.Event) {
+	w := s.w
+	data := ev.Data
+	if string(bytes.TrimSpace(data)) == "[DONE]" {
+		s.finish(false)
+		w.out = append(w.out, ev.Raw...)
+		return
+	}
+	if !w.validEvent(ev) {
+		return
+	}
+	var ok bool
+	s.ms, ok = jsonspan.Members(data, 0, s.ms[:0])
+	cm, has := jsonspan.Lookup(data, s.ms, "choices")
+	if !ok || !has {
+		w.out = append(w.out, ev.Raw...) // usage, error or other chunk without choices
+		return
+	}
+	s.els, ok = jsonspan.Elems(data, cm.Start, s.els[:0])
+	if !ok || len(s.els) == 0 {
+		w.out = append(w.out, ev.Raw...)
+		return
+	}
+	s.typ = ev.Type
+	s.setTemplate(data)
+	s.edits = s.edits[:0]
+	queued := false
+	for _, el := range s.els {
+		if w.stopped {
+			break
+		}
+		queued = s.choiceDelta(ev, data, el, len(s.els) == 1)
+	}
+	if !queued {
+		w.emitEdited(ev, s.edits)
+	}
+	if w.stopped {
+		s.finish(true)
+	}
+}
+
+// validEvent reports whether the data of a stream event is JSON; a
+// malformed event is reported and passed through.
+func (w *streamRewriter) validEvent(ev *sse.Event) bool {
+	if json.Valid(ev.Data) {
+		return true
+	}
+	w.reportError("malformed JSON in a stream event; passed through", ev.Offset)
+	w.out = append(w.out, ev.Raw...)
+	return false
+}
+
+// setTemplate keeps the chunk's top-level members, but choices and usage,
+// for the chunks the rewriter makes up.
+func (s *oaStream) setTemplate(data []byte) {
+	s.tmpl = append(s.tmpl[:0], '{')
+	for _, m := range s.ms {
+		switch string(m.Key) {
+		case "choices", "usage":
+			continue
+		}
+		s.tmpl = append(s.tmpl, data[m.KeyStart:m.End]...)
+		s.tmpl = append(s.tmpl, ',')
+	}
+}
+
+// synth emits a made-up chunk for choice ch with the given delta object.
+func (s *oaStream) synth(ch *oaChoice, delta []byte, finish string) {
+	w := s.w
+	d := append(w.data[:0], s.tmpl...)
+	d = append(d, `"choices":[{"index":`...)
+	d = strconv.AppendInt(d, int64(ch.index), 10)
+	d = append(d, `,"delta":`...)
+	d = append(d, delta...)
+	d = append(d, `,"logprobs":null,"finish_reason":`...)
+	if finish == "" {
+		d = append(d, "null"...)
+	} else {
+		d = jsonspan.AppendQuoted(d, finish)
+	}
+	d = append(d, "}]}"...)
+	w.data = d
+	w.emitEvent(s.typ, d)
+}
+
+// sink methods: runs and calls of the current choice become chunks.
+
+func (s *oaStream) text(b []byte) {
+	s.tmp = jsonspan.AppendQuoted(append(s.tmp[:0], `{"content":`...), b)
+	s.tmp = append(s.tmp, '}')
+	s.synth(s.cur, s.tmp, "")
+}
+
+func (s *oaStream) reasoning(b []byte) {
+	s.tmp = jsonspan.AppendQuoted(append(s.tmp[:0], `{"reasoning_content":`...), b)
+	s.tmp = append(s.tmp, '}')
+	s.synth(s.cur, s.tmp, "")
+}
+
+func (s *oaStream) call(e *toolsieve.Event) {
+	ch := s.cur
+	s.tmp = append(s.tmp[:0], `{"tool_calls":[`...)
+	s.tmp = appendOpenAICall(s.tmp, ch.nextTool, callOut{id: e.ID, name: e.Name, args: callArgs(e)})
+	s.tmp = append(s.tmp, "]}"...)
+	ch.nextTool++
+	ch.calls++
+	s.synth(ch, s.tmp, "")
+}
+
+// choiceDelta handles one element of a chunk's choices array.
+func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, single bool) (held bool) {
+	var ok bool
+	s.cms, ok = jsonspan.Members(data, el.Start, s.cms[:0])
+	if !ok {
+		return false
+	}
+	idx := 0
+	if m, has := jsonspan.Lookup(data, s.cms, "index"); has {
+		if idx, ok = jsonspan.Int(data, m); !ok {
+			return false
+		}
+	}
+	ch := s.choice(idx)
+	if ch == nil || ch.closed {
+		return false
+	}
+	s.cur = ch
+	s.begin()
+	s.in = s.in[:0]
+
+	dm, hasDelta := jsonspan.Lookup(data, s.cms, "delta")
+	contentM, toolsM := jsonspan.Member{Start: -1}, jsonspan.Member{Start: -1}
+	if hasDelta {
+		if s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0]); !ok {
+			hasDelta = false
+		}
+	}
+	if hasDelta {
+		if m, has := jsonspan.Lookup(data, s.dms, "content"); has && jsonspan.IsString(data, m) {
+			contentM = m
+		}
+		if m, has := jsonspan.Lookup(data, s.dms, "tool_calls"); has && !jsonspan.IsNull(data, m) {
+			toolsM = m
+		}
+	}
+	fm, hasFinish := jsonspan.Lookup(data, s.cms, "finish_reason")
+	finishing := hasFinish && jsonspan.IsString(data, fm)
+
+	if contentM.Start >= 0 {
+		s.in = jsonspan.AppendUnquoted(s.in, data[contentM.Start:contentM.End])
+		if s.process(s, &ch.textChan, ch.p.Feed(s.in)) {
+			// A runaway: what came before it went out in chunks of its own.
+			s.edits = append(s.edits, jsonspan.Edit{Start: contentM.Start, End: contentM.End, Repl: []byte(`""`)})
+			return false
+		}
+	}
+	if finishing && s.process(s, &ch.textChan, ch.p.Close()) {
+		return false
+	}
+	if s.clean {
+		// Only text came out: the upstream events can go out as they are
+		// once all their content has been released.
+		if single && !finishing && toolsM.Start < 0 && contentM.Start >= 0 && len(ch.carry) == 0 && wholeChars(s.in) {
+			s.hold(s, &ch.textChan, ev, s.in, jsonspan.Member{})
+			return true
+		}
+		s.settle(s, &ch.textChan, s.in, true)
+	}
+	if toolsM.Start >= 0 {
+		s.nativeCalls(ch, data, toolsM)
+	}
+	if finishing {
+		s.endNative(ch, -1)
+		ch.closed = true
+		if ch.calls > 0 && !keepsFinish(jsonspan.StringBody(data, fm)) {
+			s.edits = append(s.edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"tool_calls"`)})
+		}
+	}
+	run := s.lastRun(s, &ch.textChan, finishing)
+	switch {
+	case contentM.Start >= 0:
+		if !bytes.Equal(run, s.in) {
+			s.edits = append(s.edits, jsonspan.Edit{Start: contentM.Start, End: contentM.End, Repl: s.w.keepQuoted(run)})
+		}
+	case len(run) > 0 && hasDelta:
+		s.edits = append(s.edits, jsonspan.InsertMember(s.dms, dm.End, "content", jsonspan.AppendQuoted(nil, run)))
+	case len(run) > 0:
+		s.text(run)
+	}
+	return false
+}
+
+// original sends a held chunk of the current choice as it came.
+func (s *oaStream) original(qe *queued) { s.w.out = append(s.w.out, qe.raw...) }
+
+// nativeCalls passes the upstream's own tool call deltas on, renumbered
+// after the recovered calls, holding arguments that are markup.
+func (s *oaStream) nativeCalls(ch *oaChoice, data []byte, m jsonspan.Member) {
+	var ok bool
+	s.tels, ok = jsonspan.Elems(data, m.Start, s.tels[:0])
+	if !ok {
+		return
+	}
+	for _, el := range s.tels {
+		if s.tms, ok = jsonspan.Members(data, el.Start, s.tms[:0]); !ok {
+			continue
+		}
+		up := 0
+		im, hasIndex := jsonspan.Lookup(data, s.tms, "index")
+		if hasIndex {
+			if up, ok = jsonspan.Int(data, im); !ok {
+				continue
+			}
+		}
+		s.endNative(ch, up)
+		var nc *nativeCall
+		for _, c := range ch.native {
+			if c.up == up {
+				nc = c
+			}
+		}
+		if nc == nil {
+			nc = &nativeCall{up: up, out: ch.nextTool}
+			ch.nextTool++
+			ch.native = append(ch.native, nc)
+		}
+		if hasIndex && nc.out != up {
+			s.edits = append(s.edits, jsonspan.Edit{Start: im.Start, End: im.End, Repl: s.w.keepInt(nc.out)})
+		}
+		fn, has := jsonspan.Lookup(data, s.tms, "function")
+		if !has {
+			continue
+		}
+		if s.fms, ok = jsonspan.Members(data, fn.Start, s.fms[:0]); !ok {
+			continue
+		}
+		if nm, has := jsonspan.Lookup(data, s.fms, "name"); has && jsonspan.IsString(data, nm) {
+			nc.name = jsonspan.AppendUnquoted(nc.name, data[nm.Start:nm.End])
+		}
+		am, has := jsonspan.Lookup(data, s.fms, "arguments")
+		if !has || !jsonspan.IsString(data, am) || nc.mode == argsJSON || nc.mode == argsDone {
+			continue
+		}
+		args := jsonspan.AppendUnquoted(nil, data[am.Start:am.End])
+		held := len(nc.buf)
+		nc.buf = append(nc.buf, args...)
+		if nc.mode == argsUndecided {
+			t := bytes.TrimLeft(nc.buf, " \t\r\n")
+			switch {
+			case len(t) == 0:
+			case t[0] == '<' || t[0] == '[':
+				nc.mode = argsMarkup
+			default:
+				nc.mode = argsJSON
+				if held > 0 {
+					s.edits = append(s.edits, jsonspan.Edit{Start: am.Start, End: am.End, Repl: jsonspan.AppendQuoted(nil, nc.buf)})
+				}
+				nc.buf = nil
+				continue
+			}
+		}
+		if max := s.w.maxCall(); len(nc.buf) > max {
+			// Too long to hold: give up on it and let it through.
+			s.w.reportError("native call arguments over the size limit; passed through", -1)
+			nc.mode = argsJSON
+			s.edits = append(s.edits, jsonspan.Edit{Start: am.Start, End: am.End, Repl: jsonspan.AppendQuoted(nil, nc.buf)})
+			nc.buf = nil
+			continue
+		}
+		if len(args) > 0 {
+			s.edits = append(s.edits, jsonspan.Edit{Start: am.Start, End: am.End, Repl: []byte(`""`)})
+		}
+	}
+}
+
+func (w *streamRewriter) maxCall() int {
+	if w.opt.MaxCallBytes > 0 {
+		return w.opt.MaxCallBytes
+	}
+	return 1 << 20
+}
+
+// endNative ends the held native calls of ch other than the one with
+// upstream index keep (-1: all), sending their converted arguments.
+func (s *oaStream) endNative(ch *oaChoice, keep int) {
+	for _, nc := range ch.native {
+		if nc.up == keep || nc.mode == argsDone || nc.mode == argsJSON {
+			continue
+		}
+		if nc.mode == argsUndecided && keep >= 0 {
+			continue
+		}
+		args := s.w.nativeArgs(nc.name, nc.buf)
+		nc.mode = argsDone
+		nc.buf = nil
+		if args == nil {
+			continue
+		}
+		s.tmp = append(s.tmp[:0], `{"tool_calls":[{"index":`...)
+		s.tmp = strconv.AppendInt(s.tmp, int64(nc.out), 10)
+		s.tmp = append(s.tmp, `,"function":{"arguments":`...)
+		s.tmp = jsonspan.AppendQuoted(s.tmp, args)
+		s.tmp = append(s.tmp, "}}]}"...)
+		s.synth(ch, s.tmp, "")
+	}
+}
+
+// nativeArgs turns held native arguments into JSON; when they are not a
+// recognisable call they come back unchanged, with an error reported.
+func (w *streamRewriter) nativeArgs(name, held []byte) []byte {
+	if len(held) == 0 {
+		return nil
+	}
+	obj, repairs, ok := toolsieve.ArgumentsFromMarkup(string(name), held, w.opt)
+	if !ok {
+		w.reportError("native call "+strconv.Quote(string(name))+": arguments are neither JSON nor markup; passed through", -1)
+		return held
+	}
+	w.stats.Native++
+	if w.notify != nil {
+		e := toolsieve.Event{Type: toolsieve.ToolCall, Name: string(name), Arguments: obj, Dialect: "native", Repairs: repairs, Raw: held, Offset: -1}
+		w.notify(&e)
+	}
+	return obj
+}
+
+// finish ends every open choice: at [DONE], at the end of input, or after
+// a runaway (then each choice also gets a final chunk and the stream
+// [DONE]).
+func (s *oaStream) finish(runaway bool) {
+	w := s.w
+	if len(s.tmpl) == 0 {
+		return
+	}
+	for _, ch := range s.choices {
+		if ch == nil || ch.closed {
+			continue
+		}
+		s.cur = ch
+		s.begin()
+		if !runaway {
+			s.process(s, &ch.textChan, ch.p.Close())
+		}
+		if s.clean {
+			s.settle(s, &ch.textChan, nil, !runaway)
+		}
+		w.flushRun(s, &s.kind, &s.run)
+		s.endNative(ch, -1)
+		ch.closed = true
+		if runaway {
+			reason := "stop"
+			if ch.calls > 0 || len(ch.native) > 0 {
+				reason = "tool_calls"
+			}
+			s.synth(ch, []byte("{}"), reason)
+		}
+	}
+	if runaway {
+		w.out = append(w.out, "data: [DONE]\n\n"...)
+	}
+}

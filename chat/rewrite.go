@@ -1,0 +1,636 @@
+package chat
+
+// The rewriter: a chat response in (an SSE stream or a whole JSON document,
+// OpenAI or Anthropic), the same response out with the tool calls that the
+// model wrote as markup turned into native tool calls.
+//
+// Streams are rewritten event by event as they arrive. Events that need no
+// change are copied byte for byte. An event whose content the parser holds
+// back (a possible marker, the first word of a line) waits, and goes out
+// unchanged once the parser releases that content as plain text, so a
+// stream without markup comes back byte-identical. When markup shows up, the
+// event carrying it is edited in place (only the changed values are
+// replaced), and recovered calls, with the text that preceded them, go out
+// as extra events just before it. Work is constant per input byte and
+// nothing is re-parsed: each content delta is fed once to the choice's (or
+// the text block's) Parser. The provider-specific parts are in stream.go.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+	"github.com/toolsieve/toolsieve/sse"
+)
+
+// maxDocBytes caps a non-streamed response held for rewriting; a larger one
+// passes through unchanged.
+const maxDocBytes = 64 << 20
+
+// maxHeldBytes caps the whitespace-only text an Anthropic text block holds
+// back before it is opened (see anBlock.held).
+const maxHeldBytes = 64 << 10
+
+// RewriteStats sums up what a rewriter did, for logs.
+type RewriteStats struct {
+	Calls    int  // calls recovered from markup and sent as native calls
+	Repaired int  // of those, calls that carry repairs
+	Native   int  // native calls whose markup arguments were turned into JSON
+	Runaway  bool // a runaway was detected and the upstream cut off
+	Errors   int  // error events (malformed frames, unknown calls, ...)
+	// Unrecovered counts the parsers' error events: markup meant as a
+	// call that did not become one (no tool name, an undeclared tool, a
+	// call refused by strict mode).
+	Unrecovered int
+	Refused     int // calls refused by strict mode (Options.Strict)
+	EmptyBlocks int // call wrappers holding no call
+}
+
+// streamRewriter is the push-mode core shared by Rewriter, the Transport and
+// the proxy: Write appends the rewritten form of its input to out.
+type streamRewriter struct {
+	api    API
+	opt    toolsieve.Options
+	notify func(*toolsieve.Event)
+
+	// mode is decided by the first non-blank byte: '{' or '[' is a JSON
+	// document, anything else an event stream.
+	mode    uint8
+	lead    []byte // leading whitespace seen before the mode was known
+	doc     []byte // a document being collected
+	docOver bool   // the document outgrew maxDocBytes: pass through
+
+	dec     sse.Decoder
+	oa      oaStream
+	an      anStream
+	stopped bool // a runaway cut the stream: ignore further input
+	closed  bool
+	stats   RewriteStats
+
+	out   []byte
+	data  []byte // scratch for edited event data
+	arena []byte // replacement values of the current event's edits
+}
+
+// keepQuoted returns b as a JSON string, kept in the arena until the next
+// upstream event.
+func (w *streamRewriter) keepQuoted(b []byte) []byte {
+	n := len(w.arena)
+	w.arena = jsonspan.AppendQuoted(w.arena, b)
+	return w.arena[n:len(w.arena):len(w.arena)]
+}
+
+// keepInt returns n in decimal, kept like keepQuoted's result.
+func (w *streamRewriter) keepInt(i int) []byte {
+	n := len(w.arena)
+	w.arena = strconv.AppendInt(w.arena, int64(i), 10)
+	return w.arena[n:len(w.arena):len(w.arena)]
+}
+
+const (
+	modeUnknown uint8 = iota
+	modeSSE
+	modeDoc
+)
+
+func newStreamRewriter(api API, opt toolsieve.Options) *streamRewriter {
+	w := &streamRewriter{api: api, opt: opt}
+	w.oa.w = w
+	w.an.w = w
+	return w
+}
+
+// report passes an event to the notify hook and counts it.
+func (w *streamRewriter) report(e *toolsieve.Event) {
+	switch e.Type {
+	case toolsieve.ToolCall:
+		w.stats.Calls++
+		if len(e.Repairs) > 0 {
+			w.stats.Repaired++
+		}
+	case toolsieve.Runaway:
+		w.stats.Runaway = true
+	case toolsieve.Error: // from a parser: see reportError for the rest
+		w.stats.Errors++
+		w.stats.Unrecovered++
+		if e.Reason == toolsieve.ReasonRefused {
+			w.stats.Refused++
+		}
+	case toolsieve.Discard:
+		if e.Reason == toolsieve.ReasonEmptyBlock {
+			w.stats.EmptyBlocks++
+		}
+		return // not passed to notify
+	}
+	if w.notify != nil {
+		w.notify(e)
+	}
+}
+
+// reportError reports an error of the rewriter itself (a malformed frame
+// or document, a limit), not of a parser.
+func (w *streamRewriter) reportError(msg string, off int64) {
+	e := toolsieve.Event{Type: toolsieve.Error, Message: msg, Offset: off}
+	w.stats.Errors++
+	if w.notify != nil {
+		w.notify(&e)
+	}
+}
+
+// idPrefix is the call id prefix for a parser of the stream: the Options'
+// prefix, or a random one so that ids do not repeat across the turns of a
+// conversation.
+func (w *streamRewriter) idPrefix(anthropic bool, n int) string {
+	p := w.opt.IDPrefix
+	if p == "" {
+		const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		var r [16]byte
+		for i := range r {
+			r[i] = alnum[rand.IntN(len(alnum))]
+		}
+		if anthropic {
+			p = "toolu_" + string(r[:]) + "_"
+		} else {
+			p = "call_" + string(r[:]) + "_"
+		}
+		w.opt.IDPrefix = p
+	}
+	if n > 0 {
+		p += strconv.Itoa(n) + "_"
+	}
+	return p
+}
+
+func (w *streamRewriter) newParser(anthropic bool, n int) *toolsieve.Parser {
+	o := w.opt
+	o.IDPrefix = w.idPrefix(anthropic, n)
+	return toolsieve.NewParser(o)
+}
+
+// Write consumes the next bytes of the response.
+func (w *streamRewriter) Write(p []byte) {
+	if w.closed || len(p) == 0 {
+		return
+	}
+	if w.stopped {
+		return
+	}
+	if w.mode == modeUnknown {
+		i := 0
+		for i < len(p) && (jsonspan.IsSpace(p[i]) || p[i] == 0xEF || p[i] == 0xBB || p[i] == 0xBF) {
+			i++
+		}
+		if i == len(p) {
+			w.lead = append(w.lead, p...)
+			return
+		}
+		if p[i] == '{' || p[i] == '[' {
+			w.mode = modeDoc
+		} else {
+			w.mode = modeSSE
+		}
+		if len(w.lead) > 0 {
+			lead := w.lead
+			w.lead = nil
+			w.input(lead)
+		}
+	}
+	w.input(p)
+}
+
+func (w *streamRewriter) input(p []byte) {
+	switch w.mode {
+	case modeDoc:
+		if w.docOver {
+			w.out = append(w.out, p...)
+			return
+		}
+		w.doc = append(w.doc, p...)
+		if len(w.doc) > maxDocBytes {
+			w.docOver = true
+			w.reportError("response larger than the rewriting limit; passed through unchanged", -1)
+			w.out = append(w.out, w.doc...)
+			w.doc = nil
+		}
+	case modeSSE:
+		evs, _ := w.dec.Feed(p)
+		w.events(evs)
+	}
+}
+
+// Close ends the input: held-back content is flushed, open markup closed.
+func (w *streamRewriter) Close() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	if w.stopped {
+		return
+	}
+	switch w.mode {
+	case modeUnknown:
+		w.out = append(w.out, w.lead...)
+	case modeDoc:
+		if !w.docOver {
+			w.rewriteDoc()
+		}
+	case modeSSE:
+		evs, _ := w.dec.Close()
+		w.events(evs)
+		if !w.stopped {
+			switch w.api {
+			case APIOpenAI:
+				w.oa.finish(false)
+			case APIAnthropic:
+				w.an.finish(false)
+			}
+		}
+	}
+}
+
+func (w *streamRewriter) events(evs []sse.Event) {
+	for i := range evs {
+		if w.stopped {
+			return
+		}
+		ev := &evs[i]
+		w.arena = w.arena[:0]
+		if ev.Err != nil {
+			w.reportError(ev.Err.Error(), ev.Err.Offset)
+			continue
+		}
+		if !ev.IsMessage() {
+			w.out = append(w.out, ev.Raw...)
+			continue
+		}
+		if w.api == APIAuto {
+			w.api = detectEventAPI(ev.Type, ev.Data)
+		}
+		switch w.api {
+		case APIOpenAI:
+			w.oa.event(ev)
+		case APIAnthropic:
+			w.an.event(ev)
+		default:
+			w.out = append(w.out, ev.Raw...)
+		}
+	}
+}
+
+// emitEvent appends an SSE event with the given type and data.
+func (w *streamRewriter) emitEvent(typ string, data []byte) {
+	w.out = sse.AppendEvent(w.out, typ, data)
+}
+
+// emitEdited appends ev with edits applied to its data, or its raw bytes
+// when there are none. The id field is kept; retry and comments of an
+// edited event are not.
+func (w *streamRewriter) emitEdited(ev *sse.Event, edits []jsonspan.Edit) {
+	if len(edits) == 0 {
+		w.out = append(w.out, ev.Raw...)
+		return
+	}
+	jsonspan.SortEdits(edits)
+	w.data = jsonspan.Splice(w.data[:0], ev.Data, edits)
+	if ev.HasID {
+		w.out = append(w.out, "id: "...)
+		w.out = append(w.out, ev.ID...)
+		w.out = append(w.out, '\n')
+	}
+	w.emitEvent(ev.Type, w.data)
+}
+
+func (w *streamRewriter) rewriteDoc() {
+	var out []byte
+	var ok bool
+	api := w.api
+	if api == APIAuto {
+		api = detectEventAPI("", w.doc)
+	}
+	switch api {
+	case APIOpenAI:
+		out, ok = w.rewriteOpenAIDoc(w.out, w.doc)
+	case APIAnthropic:
+		out, ok = w.rewriteAnthropicDoc(w.out, w.doc)
+	}
+	if ok {
+		w.out = out
+	} else {
+		w.out = append(w.out, w.doc...)
+	}
+	w.doc = nil
+}
+
+// ---- runs: what a parser's events become ----
+
+// runKind is what kind of output a run of events makes.
+type runKind uint8
+
+const (
+	runNone runKind = iota
+	runText
+	runReasoning
+)
+
+// sink receives the pieces a batch of parser events makes, in order: text
+// and reasoning runs (adjacent events merged) and calls.
+type sink interface {
+	text(b []byte)           // a text run that is followed by something else
+	reasoning(b []byte)      // a reasoning run
+	call(e *toolsieve.Event) // a recovered call
+}
+
+// runs groups events into runs and passes them to s; the last text run is
+// returned instead (it goes into the event being edited). buf is scratch.
+// stop is true when a runaway was met; events after it are ignored.
+func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, kind *runKind, buf *[]byte) (stop bool) {
+	for i := range evs {
+		e := &evs[i]
+		switch e.Type {
+		case toolsieve.Text:
+			if *kind == runReasoning {
+				s.reasoning(*buf)
+				*buf = (*buf)[:0]
+			}
+			*kind = runText
+			*buf = append(*buf, e.Text...)
+		case toolsieve.Reasoning:
+			if len(e.Raw) == 0 || len(e.Text) == 0 {
+				continue // separate channel (not from a parser) or a bare tag
+			}
+			if *kind == runText && len(*buf) > 0 {
+				s.text(*buf)
+				*buf = (*buf)[:0]
+			}
+			*kind = runReasoning
+			*buf = append(*buf, e.Text...)
+		case toolsieve.ToolCall:
+			w.flushRun(s, kind, buf)
+			w.report(e)
+			s.call(e)
+		case toolsieve.Runaway:
+			w.flushRun(s, kind, buf)
+			w.report(e)
+			w.stopped = true
+			return true
+		case toolsieve.Error, toolsieve.Discard:
+			w.report(e)
+		}
+	}
+	return false
+}
+
+// flushRun passes a pending run of either kind to s.
+func (w *streamRewriter) flushRun(s sink, kind *runKind, buf *[]byte) {
+	switch *kind {
+	case runText:
+		if len(*buf) > 0 {
+			s.text(*buf)
+		}
+	case runReasoning:
+		s.reasoning(*buf)
+	}
+	*kind = runNone
+	*buf = (*buf)[:0]
+}
+
+// ---- held events: byte-identical output for plain text ----
+
+// textQueue holds the upstream events of one content stream whose content
+// the parser has not released yet (it holds back possible marker bytes and
+// the first word of a line). While only plain text comes out, such events go
+// out unchanged, byte for byte, as soon as all their content has been
+// released; when markup shows up instead, they are given up and the text
+// released from them goes out in an event of its own.
+type textQueue struct {
+	buf  []byte // holds the queued events' bytes; reused once the queue empties
+	evs  []queued
+	rel  []byte // text released from the queued events and not sent yet
+	size int
+}
+
+// queued is a held upstream event.
+type queued struct {
+	raw, data, content []byte
+	idx                jsonspan.Member // the span of its index (Anthropic)
+}
+
+// push adds an event whose content released the text rel. direct
+// reports that nothing was held and all of the event's content is
+// released: the event goes out now and is not kept. Otherwise the first
+// ready() events of the queue can go out.
+func (q *textQueue) push(ev *sse.Event, content, rel []byte, idx jsonspan.Member) (direct bool) {
+	q.rel = append(q.rel, rel...)
+	if len(q.evs) == 0 && bytes.Equal(q.rel, content) {
+		q.rel = q.rel[:0]
+		return true
+	}
+	q.evs = append(q.evs, queued{raw: q.keep(ev.Raw), data: q.keep(ev.Data), content: q.keep(content), idx: idx})
+	q.size += len(ev.Raw)
+	return false
+}
+
+// keep copies b into the queue's buffer.
+func (q *textQueue) keep(b []byte) []byte {
+	n := len(q.buf)
+	q.buf = append(q.buf, b...)
+	return q.buf[n:len(q.buf):len(q.buf)]
+}
+
+// ready returns how many events at the front of the queue have had all
+// their content released; the caller sends them and drops them.
+func (q *textQueue) ready() int {
+	n := 0
+	for n < len(q.evs) && len(q.rel) >= len(q.evs[n].content) {
+		c := q.evs[n].content
+		if !bytes.Equal(q.rel[:len(c)], c) {
+			break // cannot happen while only text comes out
+		}
+		q.rel = q.rel[len(c):]
+		n++
+	}
+	return n
+}
+
+// drop removes the first n events.
+func (q *textQueue) drop(n int) {
+	if n == 0 {
+		return
+	}
+	for i := range n {
+		q.size -= len(q.evs[i].raw)
+	}
+	k := copy(q.evs, q.evs[n:])
+	clear(q.evs[k:])
+	q.evs = q.evs[:k]
+	if k == 0 {
+		q.buf = q.buf[:0]
+	}
+}
+
+// over reports a queue to give up: too large, or out of step (which only
+// text coming out cannot cause).
+func (q *textQueue) over() bool {
+	return q.size > maxHeldBytes || len(q.evs) > 1024 || len(q.evs) == 0 && len(q.rel) > 0
+}
+
+// covers reports whether the released text plus t is exactly the held
+// content plus c: then the held events and the one carrying c can go out
+// unchanged.
+func (q *textQueue) covers(t, c []byte) bool {
+	n := len(c)
+	for i := range q.evs {
+		n += len(q.evs[i].content)
+	}
+	if len(q.rel)+len(t) != n {
+		return false
+	}
+	if len(q.evs) == 0 && len(q.rel) == 0 {
+		return bytes.Equal(t, c)
+	}
+	var have, want []byte
+	have = append(append(have, q.rel...), t...)
+	for i := range q.evs {
+		want = append(want, q.evs[i].content...)
+	}
+	return bytes.Equal(have, append(want, c...))
+}
+
+// drain sends every held event and empties the queue.
+func (q *textQueue) drain(emit func(*queued)) {
+	for i := range q.evs {
+		emit(&q.evs[i])
+	}
+	q.reset()
+}
+
+func (q *textQueue) reset() {
+	q.buf = q.buf[:0]
+	clear(q.evs)
+	q.evs = q.evs[:0]
+	q.rel = q.rel[:0]
+	q.size = 0
+}
+
+// allText reports a batch of events that are all text.
+func allText(evs []toolsieve.Event) bool {
+	for i := range evs {
+		if evs[i].Type != toolsieve.Text {
+			return false
+		}
+	}
+	return true
+}
+
+// wholeChars reports content that neither starts nor ends inside a UTF-8
+// sequence.
+func wholeChars(b []byte) bool {
+	return len(b) == 0 || utf8.RuneStart(b[0]) && incompleteUTF8(b) == 0
+}
+
+// ---- Rewriter: an io.ReadCloser ----
+
+// Rewriter rewrites a chat response body as it is read: recovered tool
+// calls come out as native calls of the same API (see the package
+// documentation and CONTRACT.md). It reads the upstream body only when it is
+// read itself, holds no goroutine, and on a runaway closes the upstream body
+// at once and ends its output cleanly.
+type Rewriter struct {
+	// Notify, when set before the first Read, is called with every
+	// recovered call, runaway and error event (and with a tool_call of
+	// dialect "native" for native calls whose markup arguments were
+	// converted). The event is valid only during the call.
+	Notify  func(*toolsieve.Event)
+	body    io.ReadCloser
+	w       *streamRewriter
+	buf     []byte
+	off     int
+	err     error
+	eof     bool
+	closed  bool
+	started bool
+}
+
+// ErrRewriterClosed is returned by Read after Close.
+var ErrRewriterClosed = errors.New("toolsieve: read from closed Rewriter")
+
+// NewRewriter returns a reader of body rewritten for api (APIAuto detects
+// it). The body may be an event stream or a whole JSON response. opt
+// configures the parsers; declare the request's tools in opt.Tools.
+func NewRewriter(body io.ReadCloser, api API, opt toolsieve.Options) *Rewriter {
+	return &Rewriter{body: body, w: newStreamRewriter(api, opt)}
+}
+
+// Stats reports what the rewriter has done so far.
+func (r *Rewriter) Stats() RewriteStats { return r.w.stats }
+
+// Read implements io.Reader.
+func (r *Rewriter) Read(p []byte) (n int, err error) {
+	if r.closed {
+		return 0, ErrRewriterClosed
+	}
+	defer func() {
+		// A bug in the parser must not take the caller's program down: the
+		// stream ends with an error instead.
+		if x := recover(); x != nil {
+			r.body.Close()
+			r.eof = true
+			r.err = fmt.Errorf("toolsieve: internal error while rewriting: %v", x)
+			r.w.out, r.off = r.w.out[:0], 0
+			n, err = 0, r.err
+		}
+	}()
+	if !r.started {
+		r.started = true
+		r.w.notify = r.Notify
+	}
+	w := r.w
+	for r.off == len(w.out) {
+		if r.eof {
+			if r.err != nil {
+				return 0, r.err
+			}
+			return 0, io.EOF
+		}
+		w.out = w.out[:0]
+		r.off = 0
+		if r.buf == nil {
+			r.buf = make([]byte, 32<<10)
+		}
+		n, err := r.body.Read(r.buf)
+		if n > 0 {
+			w.Write(r.buf[:n])
+			if w.stopped {
+				// A runaway: stop the upstream at once.
+				r.body.Close()
+				r.eof = true
+				break
+			}
+		}
+		if err != nil {
+			w.Close()
+			r.eof = true
+			if err != io.EOF {
+				r.err = err
+			}
+		}
+	}
+	n = copy(p, w.out[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// Close closes the upstream body.
+func (r *Rewriter) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	return r.body.Close()
+}

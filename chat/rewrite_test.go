@@ -1,0 +1,407 @@
+package chat_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
+	"github.com/toolsieve/toolsieve/chat/chattest"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+	"github.com/toolsieve/toolsieve/sse"
+)
+
+// ---- tests ----
+
+// TestRewriteStreams rewrites every fixture, as streams of both APIs cut
+// into random deltas (some inside characters) and read in random pieces,
+// and checks the result against the parser's reading of the content.
+func TestRewriteStreams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range chattest.LoadCases(t, "../testdata/cases") {
+		if strings.Contains(c.Input, "\x00") {
+			continue
+		}
+		opt := c.ParserOptions(t)
+		for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic} {
+			for k := range 4 {
+				pieces := chattest.SplitContent(rng, c.Input, 1+k*5, k%2 == 1)
+				var in []byte
+				if api == chat.APIOpenAI {
+					in = chattest.OpenAIStream(pieces)
+				} else {
+					in = chattest.AnthropicStream(pieces)
+				}
+				msg := fmt.Sprintf("%s/%s %s split %d", c.File, c.Name, api, k)
+				out, _ := chattest.RewriteAll(t, in, chat.APIAuto, opt, 1+rng.IntN(64))
+				var got chattest.Response
+				if api == chat.APIOpenAI {
+					got = chattest.AccumulateOpenAI(t, out)
+				} else {
+					got = chattest.AccumulateAnthropic(t, out)
+				}
+				if strings.Contains(c.File, "runaway") {
+					continue // checked in TestRewriteRunaway
+				}
+				chattest.CheckResponse(t, api, c.Input, opt, got, msg)
+			}
+		}
+	}
+}
+
+// TestRewriteDocs rewrites every fixture as non-streamed responses.
+func TestRewriteDocs(t *testing.T) {
+	for _, c := range chattest.LoadCases(t, "../testdata/cases") {
+		if strings.Contains(c.File, "runaway") {
+			continue
+		}
+		opt := c.ParserOptions(t)
+		for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic} {
+			msg := fmt.Sprintf("%s/%s %s", c.File, c.Name, api)
+			var in []byte
+			if api == chat.APIOpenAI {
+				in = chattest.OpenAIDoc(c.Input)
+			} else {
+				in = chattest.AnthropicDoc(c.Input)
+			}
+			out, _ := chattest.RewriteAll(t, in, api, opt, 7)
+			require.True(t, json.Valid(out), "%s: %s", msg, out)
+			got := chattest.AccumulateDoc(t, api, out)
+			chattest.CheckResponse(t, api, c.Input, opt, got, msg)
+		}
+	}
+}
+
+// TestRewritePlainIdentical: streams without markup come back byte for
+// byte, whatever the read sizes.
+func TestRewritePlainIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	text := "Hello there. Here is some prose: a, b and c; 杭州 (Hangzhou) — “quotes”, emoji 🙂, tabs\tand\nnewlines.\n\nDone."
+	for k := range 20 {
+		pieces := chattest.SplitContent(rng, text, 1+k, false)
+		for _, in := range [][]byte{chattest.OpenAIStream(pieces), chattest.AnthropicStream(pieces), chattest.OpenAIDoc(text), chattest.AnthropicDoc(text)} {
+			out, st := chattest.RewriteAll(t, in, chat.APIAuto, toolsieve.Options{}, 1+rng.IntN(100))
+			require.Equal(t, string(in), string(out))
+			require.Zero(t, st.Calls)
+		}
+	}
+	for _, name := range []string{"openai_chat.sse", "anthropic_messages.sse"} {
+		in, err := os.ReadFile(filepath.Join("..", "testdata", "sse", name))
+		require.NoError(t, err)
+		// Take the markup out: what is left is plain.
+		plain := bytes.ReplaceAll(in, []byte("<"), []byte("("))
+		out, _ := chattest.RewriteAll(t, plain, chat.APIAuto, toolsieve.Options{}, 5)
+		require.Equal(t, string(plain), string(out))
+	}
+}
+
+// TestRewriteRecorded checks the recorded streams of testdata/sse.
+func TestRewriteRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		api  chat.API
+	}{{"openai_chat.sse", chat.APIOpenAI}, {"anthropic_messages.sse", chat.APIAnthropic}} {
+		in, err := os.ReadFile(filepath.Join("..", "testdata", "sse", tc.name))
+		require.NoError(t, err)
+		for _, chunk := range []int{1, 3, 17, 0} {
+			out, st := chattest.RewriteAll(t, in, chat.APIAuto, toolsieve.Options{IDPrefix: "id"}, chunk)
+			require.Equal(t, 1, st.Calls)
+			var got chattest.Response
+			if tc.api == chat.APIOpenAI {
+				got = chattest.AccumulateOpenAI(t, out)
+				require.Equal(t, "tool_calls", got.Finish)
+				require.Contains(t, string(out), `"usage":{"prompt_tokens":82`)
+				require.True(t, bytes.HasSuffix(out, []byte("data: [DONE]\n\n")))
+			} else {
+				got = chattest.AccumulateAnthropic(t, out)
+				require.Equal(t, "tool_use", got.Finish)
+			}
+			require.Len(t, got.Calls, 1)
+			require.Equal(t, "get_weather", got.Calls[0].Name)
+			require.JSONEq(t, `{"city":"Paris"}`, got.Calls[0].Args)
+			require.NotContains(t, got.Text, "<")
+		}
+	}
+}
+
+// TestRewriteRunaway: the stream ends cleanly after a runaway, with the
+// calls recovered before it, and the upstream body is closed at once.
+func TestRewriteRunaway(t *testing.T) {
+	loop := "Working.\n<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>\n"
+	content := strings.Repeat(loop, 200)
+	for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic} {
+		var in []byte
+		pieces := chattest.SplitContent(rand.New(rand.NewPCG(5, 6)), content, 9, false)
+		if api == chat.APIOpenAI {
+			in = chattest.OpenAIStream(pieces)
+		} else {
+			in = chattest.AnthropicStream(pieces)
+		}
+		body := &closeRecorder{Reader: chattest.NewChunkReader([]byte(in), 50)}
+		r := chat.NewRewriter(body, chat.APIAuto, toolsieve.Options{IDPrefix: "id"})
+		out, err := io.ReadAll(r)
+		require.NoError(t, err)
+		require.True(t, r.Stats().Runaway, api.String())
+		require.True(t, body.closed, "upstream body not closed")
+		require.Less(t, body.read, len(in)/2, "read on after the runaway")
+		if api == chat.APIOpenAI {
+			got := chattest.AccumulateOpenAI(t, out)
+			require.NotEmpty(t, got.Calls)
+			require.Equal(t, "tool_calls", got.Finish)
+			require.True(t, bytes.HasSuffix(out, []byte("data: [DONE]\n\n")))
+		} else {
+			got := chattest.AccumulateAnthropic(t, out)
+			require.NotEmpty(t, got.Calls)
+			require.Equal(t, "tool_use", got.Finish)
+			require.True(t, bytes.HasSuffix(out, []byte("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")))
+		}
+	}
+}
+
+type closeRecorder struct {
+	io.Reader
+	read   int
+	closed bool
+}
+
+func (c *closeRecorder) Read(p []byte) (int, error) {
+	if c.closed {
+		return 0, io.ErrClosedPipe
+	}
+	n, err := c.Reader.Read(p)
+	c.read += n
+	return n, err
+}
+
+func (c *closeRecorder) Close() error { c.closed = true; return nil }
+
+// TestRewriteMalformedFrame: a frame that is not JSON is reported and
+// passed on; the stream goes on.
+func TestRewriteMalformedFrame(t *testing.T) {
+	in := chattest.OpenAIStream([]string{"Hi ", "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>"})
+	bad := []byte("data: {\"id\":\"chatcmpl-1\",\"choices\":[{\"delta\":{\"content\":\"x\n\n")
+	i := bytes.Index(in, []byte("\n\n")) + 2
+	in = append(append(append([]byte(nil), in[:i]...), bad...), in[i:]...)
+	var errs []string
+	r := chat.NewRewriter(io.NopCloser(bytes.NewReader(in)), chat.APIOpenAI, toolsieve.Options{})
+	r.Notify = func(e *toolsieve.Event) {
+		if e.Type == toolsieve.Error {
+			errs = append(errs, e.Message)
+		}
+	}
+	out, err := io.ReadAll(r)
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Contains(t, string(out), string(bad))
+	var d sse.Decoder
+	evs, _ := d.Feed(out)
+	n := 0
+	for _, ev := range evs {
+		if ev.IsMessage() && json.Valid(ev.Data) && bytes.Contains(ev.Data, []byte(`"tool_calls":[{"index":0`)) {
+			n++
+		}
+	}
+	require.Equal(t, 1, n)
+}
+
+// TestRewriteNativeCalls: native calls pass through, renumbered after the
+// recovered ones; native arguments written as markup become JSON.
+func TestRewriteNativeCalls(t *testing.T) {
+	var in []byte
+	add := func(delta, finish string) { in = sse.AppendEvent(in, "", []byte(chattest.OpenAIChunk(delta, finish))) }
+	add(`{"role":"assistant","content":"Sure. <tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n</tool_call>"}`, "")
+	add(`{"tool_calls":[{"index":0,"id":"n1","type":"function","function":{"name":"ls","arguments":""}}]}`, "")
+	add(`{"tool_calls":[{"index":0,"function":{"arguments":"<tool_call><function=ls><parameter=dirPath>"}}]}`, "")
+	add(`{"tool_calls":[{"index":0,"function":{"arguments":"src</parameter></function></tool_call>"}}]}`, "")
+	add(`{"tool_calls":[{"index":1,"id":"n2","type":"function","function":{"name":"cat","arguments":"{\"p\":"}}]}`, "")
+	add(`{"tool_calls":[{"index":1,"function":{"arguments":"\"a\"}"}}]}`, "")
+	add(`{}`, "tool_calls")
+	in = append(in, "data: [DONE]\n\n"...)
+	for _, chunk := range []int{1, 13, 0} {
+		out, st := chattest.RewriteAll(t, in, chat.APIOpenAI, toolsieve.Options{IDPrefix: "id"}, chunk)
+		got := chattest.AccumulateOpenAI(t, out)
+		require.Equal(t, 1, st.Calls)
+		require.Equal(t, 1, st.Native)
+		chattest.SameCalls(t, []chattest.Call{{Name: "a", Args: `{"x":1}`}, {Name: "ls", Args: `{"dirPath":"src"}`}, {Name: "cat", Args: `{"p":"a"}`}}, got.Calls, "native")
+		require.Equal(t, "n1", got.Calls[1].ID)
+		require.Equal(t, "Sure. ", got.Text)
+		require.Equal(t, "tool_calls", got.Finish)
+	}
+	// Non-streamed.
+	doc := []byte(`{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"n1","type":"function","function":{"name":"ls","arguments":"<parameter=dirPath>src</parameter>"}}]},"finish_reason":"tool_calls"}]}`)
+	out, st := chattest.RewriteAll(t, doc, chat.APIOpenAI, toolsieve.Options{}, 0)
+	require.Equal(t, 1, st.Native)
+	got := chattest.AccumulateDoc(t, chat.APIOpenAI, out)
+	chattest.SameCalls(t, []chattest.Call{{Name: "ls", Args: `{"dirPath":"src"}`}}, got.Calls, "doc")
+}
+
+// TestRewriteChoices: each choice has its own parser.
+func TestRewriteChoices(t *testing.T) {
+	var in []byte
+	for i, p := range []string{"<tool_call>\n{\"name\": \"a\", ", "\"arguments\": {}}\n</tool_call>", " after"} {
+		for c := range 2 {
+			content := p
+			if c == 1 {
+				content = strings.ReplaceAll(p, `"a"`, `"b"`) + strconv.Itoa(i)
+			}
+			d := `{"id":"chatcmpl-1","choices":[{"index":` + strconv.Itoa(c) + `,"delta":{"content":` + string(jsonspan.AppendQuoted(nil, content)) + `},"finish_reason":null}]}`
+			in = sse.AppendEvent(in, "", []byte(d))
+		}
+	}
+	in = sse.AppendEvent(in, "", []byte(`{"id":"chatcmpl-1","choices":[{"index":0,"delta":{},"finish_reason":"stop"},{"index":1,"delta":{},"finish_reason":"stop"}]}`))
+	out, st := chattest.RewriteAll(t, in, chat.APIOpenAI, toolsieve.Options{}, 0)
+	require.Equal(t, 2, st.Calls)
+	require.Equal(t, 2, strings.Count(string(out), `"finish_reason":"tool_calls"`))
+	require.Contains(t, string(out), `"index":1,"delta":{"tool_calls":[{"index":0,`)
+	require.Contains(t, string(out), `"name":"b"`)
+}
+
+// TestRewriteReasoning: reasoning markup in the content goes to the
+// reasoning channel of each API.
+func TestRewriteReasoning(t *testing.T) {
+	content := "<think>Let me plan.</think>The answer.<tool_call>get_time</tool_call>"
+	pieces := chattest.SplitContent(rand.New(rand.NewPCG(7, 8)), content, 4, false)
+	oa := chattest.AccumulateOpenAI(t, must(chattest.RewriteAll(t, chattest.OpenAIStream(pieces), chat.APIAuto, toolsieve.Options{}, 0)))
+	require.Equal(t, "Let me plan.", oa.Reasoning)
+	require.Equal(t, "The answer.", oa.Text)
+	an := chattest.AccumulateAnthropic(t, must(chattest.RewriteAll(t, chattest.AnthropicStream(pieces), chat.APIAuto, toolsieve.Options{}, 0)))
+	require.Equal(t, "Let me plan.", an.Reasoning)
+	require.Equal(t, "The answer.", an.Text)
+	require.Len(t, an.Calls, 1)
+}
+
+func must[T, U any](v T, _ U) T { return v }
+
+// TestRewriteCutMidCall: an upstream that ends inside a call still gets the
+// call out (with closed_at_eof, which only the Notify hook shows).
+func TestRewriteCutMidCall(t *testing.T) {
+	content := "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n"
+	for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic} {
+		var in []byte
+		pieces := chattest.SplitContent(rand.New(rand.NewPCG(9, 10)), content, 6, false)
+		if api == chat.APIOpenAI {
+			in = chattest.OpenAIStream(pieces)
+			in = in[:bytes.LastIndex(in, []byte(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{}`))]
+		} else {
+			in = chattest.AnthropicStream(pieces)
+			in = in[:bytes.Index(in, []byte("event: content_block_stop"))]
+		}
+		var repairs []string
+		r := chat.NewRewriter(io.NopCloser(bytes.NewReader(in)), api, toolsieve.Options{})
+		r.Notify = func(e *toolsieve.Event) { repairs = append(repairs, e.Repairs...) }
+		out, err := io.ReadAll(r)
+		require.NoError(t, err)
+		require.Contains(t, repairs, "closed_at_eof")
+		var got chattest.Response
+		if api == chat.APIOpenAI {
+			got = chattest.AccumulateOpenAI(t, out)
+		} else {
+			got = chattest.AccumulateAnthropic(t, out)
+		}
+		require.Len(t, got.Calls, 1, api.String())
+		require.Equal(t, "write", got.Calls[0].Name)
+		require.Equal(t, "Writing now.\n", got.Text)
+	}
+}
+
+// TestRewriteErrorEvents: provider error events pass through unchanged.
+func TestRewriteErrorEvents(t *testing.T) {
+	an := chattest.AnthropicStream([]string{"Hi"})
+	i := bytes.Index(an, []byte("event: content_block_stop"))
+	errEv := []byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")
+	in := append(append(append([]byte(nil), an[:i]...), errEv...), an[i:]...)
+	out, _ := chattest.RewriteAll(t, in, chat.APIAuto, toolsieve.Options{}, 0)
+	require.Equal(t, string(in), string(out))
+	oa := append(chattest.OpenAIStream([]string{"Hi"}), "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n"...)
+	out, _ = chattest.RewriteAll(t, oa, chat.APIAuto, toolsieve.Options{}, 0)
+	require.Equal(t, string(oa), string(out))
+}
+
+// TestRewriteAnthropicRenumber: blocks after a recovered call move up, and
+// held text of a later block goes out with the new index.
+func TestRewriteAnthropicRenumber(t *testing.T) {
+	var in []byte
+	add := func(typ, data string) { in = sse.AppendEvent(in, typ, []byte(data)) }
+	add("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":1,"output_tokens":1}}}`)
+	add("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`)
+	add("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}`)
+	add("content_block_stop", `{"type":"content_block_stop","index":0}`)
+	add("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`)
+	add("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Go.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>"}}`)
+	add("content_block_stop", `{"type":"content_block_stop","index":1}`)
+	add("content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`)
+	add("content_block_delta", `{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Then\nmore"}}`)
+	add("content_block_delta", `{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":" words\nend"}}`)
+	add("content_block_stop", `{"type":"content_block_stop","index":2}`)
+	add("content_block_start", `{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_n","name":"b","input":{}}}`)
+	add("content_block_delta", `{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"x\":1}"}}`)
+	add("content_block_stop", `{"type":"content_block_stop","index":3}`)
+	add("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`)
+	add("message_stop", `{"type":"message_stop"}`)
+	for _, chunk := range []int{1, 7, 0} {
+		out, st := chattest.RewriteAll(t, in, chat.APIAuto, toolsieve.Options{}, chunk)
+		require.Equal(t, 1, st.Calls)
+		got := chattest.AccumulateAnthropic(t, out)
+		require.Equal(t, "hmm", got.Reasoning)
+		require.Equal(t, []string{"Go.\n", "Then\nmore words\nend"}, got.Segments)
+		chattest.SameCalls(t, []chattest.Call{{Name: "a", Args: `{}`}, {Name: "b", Args: `{"x":1}`}}, got.Calls, "renumber")
+		require.Equal(t, "tool_use", got.Finish)
+	}
+}
+
+var updateStreams = flag.Bool("update-streams", false, "rewrite testdata/streams/*.golden")
+
+// TestRewriteGolden rewrites the streams of testdata/streams and compares
+// the output byte for byte with the .golden files (go test -run
+// TestRewriteGolden -update-streams writes them). The output is also
+// checked for structure by accumulating it.
+func TestRewriteGolden(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "streams", "*"))
+	require.NoError(t, err)
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".golden") {
+			continue
+		}
+		n++
+		in, err := os.ReadFile(f)
+		require.NoError(t, err)
+		out, _ := chattest.RewriteAll(t, in, chat.APIAuto, toolsieve.Options{IDPrefix: "call_"}, 3)
+		if strings.Contains(f, "plain") {
+			require.Equal(t, string(in), string(out), f)
+		}
+		anth := strings.Contains(filepath.Base(f), "anthropic")
+		switch {
+		case strings.HasSuffix(f, ".json") && anth:
+			got := chattest.AccumulateDoc(t, chat.APIAnthropic, out)
+			require.NotEmpty(t, got.Calls, f)
+		case strings.HasSuffix(f, ".json"):
+			got := chattest.AccumulateDoc(t, chat.APIOpenAI, out)
+			require.NotEmpty(t, got.Calls, f)
+		case anth:
+			require.NotEmpty(t, chattest.AccumulateAnthropic(t, out).Calls, f)
+		case !strings.Contains(f, "plain"):
+			require.NotEmpty(t, chattest.AccumulateOpenAI(t, out).Calls, f)
+		}
+		golden := f + ".golden"
+		if *updateStreams {
+			require.NoError(t, os.WriteFile(golden, out, 0o644))
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		require.NoError(t, err, "missing golden file; run with -update-streams")
+		require.Equal(t, string(want), string(out), f)
+	}
+	require.NotZero(t, n)
+}

@@ -1,0 +1,43 @@
+package jsonspan
+
+// Edits that replace byte spans of a document, applied in order.
+
+// Edit replaces doc[Start:End] with Repl.
+type Edit struct {
+	Start, End int
+	Repl       []byte
+}
+
+// Splice appends doc with the edits applied to dst. Edits must be sorted by
+// offset and must not overlap.
+func Splice(dst, doc []byte, edits []Edit) []byte {
+	at := 0
+	for _, ed := range edits {
+		dst = append(dst, doc[at:ed.Start]...)
+		dst = append(dst, ed.Repl...)
+		at = ed.End
+	}
+	return append(dst, doc[at:]...)
+}
+
+// SortEdits orders edits by offset (insertion sort: there are a handful).
+func SortEdits(es []Edit) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].Start < es[j-1].Start; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+// InsertMember returns the edit that adds `"key":value` to the object whose
+// members are ms and whose closing brace is at b[end-1].
+func InsertMember(ms []Member, end int, key string, value []byte) Edit {
+	var r []byte
+	if len(ms) > 0 {
+		r = append(r, ',')
+	}
+	r = AppendQuoted(r, key)
+	r = append(r, ':')
+	r = append(r, value...)
+	return Edit{Start: end - 1, End: end - 1, Repl: r}
+}

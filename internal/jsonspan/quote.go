@@ -1,0 +1,206 @@
+package jsonspan
+
+// Quoting and unquoting JSON strings, and compacting values.
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// AppendUnquoted appends the decoded bytes of the JSON string literal lit
+// (quotes included) to dst. Invalid UTF-8 is kept as is, so that a provider
+// that splits a character across two deltas gets it back whole.
+func AppendUnquoted(dst, lit []byte) []byte {
+	if len(lit) < 2 {
+		return dst
+	}
+	s := lit[1 : len(lit)-1]
+	for len(s) > 0 {
+		k := bytes.IndexByte(s, '\\')
+		if k < 0 {
+			return append(dst, s...)
+		}
+		dst = append(dst, s[:k]...)
+		s = s[k:]
+		if len(s) < 2 {
+			return dst
+		}
+		c := s[1]
+		s = s[2:]
+		switch c {
+		case 'n':
+			dst = append(dst, '\n')
+		case 't':
+			dst = append(dst, '\t')
+		case 'r':
+			dst = append(dst, '\r')
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'u':
+			r, n := hex4(s)
+			if n == 0 {
+				dst = append(dst, "\\u"...)
+				continue
+			}
+			s = s[n:]
+			if r >= 0xD800 && r < 0xDC00 && len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+				if r2, n2 := hex4(s[2:]); n2 > 0 && r2 >= 0xDC00 && r2 < 0xE000 {
+					r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+					s = s[6:]
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/'
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+func hex4(s []byte) (rune, int) {
+	if len(s) < 4 {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 4
+}
+
+// AppendString appends s as a JSON string without HTML escaping, so markup
+// stays readable. Invalid UTF-8 becomes U+FFFD and U+2028/U+2029 are
+// escaped, as in encoding/json, so the result is always valid JSON.
+func AppendString[T string | []byte](dst []byte, s T) []byte { return appendJSONString(dst, s, true) }
+
+// AppendQuoted is AppendString for bytes that must go on unchanged (a
+// rewritten provider stream): like the providers, it does not escape <, >
+// and &, and non-ASCII bytes, valid or not, are copied as they are, so that
+// a character split across two deltas comes back whole (see AppendUnquoted).
+func AppendQuoted[T string | []byte](dst []byte, s T) []byte {
+	return appendJSONString(dst, s, false)
+}
+
+func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf || !checkUTF8 {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		var rb [utf8.UTFMax]byte
+		r, size := utf8.DecodeRune(rb[:copy(rb[:], s[i:])])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\\ufffd"...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// Compact appends valid JSON v without insignificant whitespace and with
+// its strings made safe (see SanitizeString).
+func Compact(dst, v []byte) []byte {
+	start := 0
+	for i := 0; i < len(v); {
+		switch c := v[i]; {
+		case c == '"':
+			end := SkipString(v, i)
+			dst = append(dst, v[start:i]...)
+			dst = SanitizeString(dst, v[i:end])
+			i, start = end, end
+		case IsSpace(c):
+			dst = append(dst, v[start:i]...)
+			i++
+			start = i
+		default:
+			i++
+		}
+	}
+	return append(dst, v[start:]...)
+}
+
+// SanitizeString appends a valid JSON string token, replacing invalid
+// UTF-8 with \ufffd and escaping U+2028/U+2029.
+func SanitizeString(dst, tok []byte) []byte {
+	start := 0
+	for i := 0; i < len(tok); {
+		if tok[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(tok[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, tok[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, tok[start:i]...)
+			dst = append(dst, `\u202`...)
+			dst = append(dst, "0123456789abcdef"[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(dst, tok[start:]...)
+}
+
+// Unquote decodes a valid JSON string token. Without escapes the result
+// aliases tok.
+func Unquote(tok []byte) ([]byte, bool) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return nil, false
+	}
+	inner := tok[1 : len(tok)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, true
+	}
+	return AppendUnquoted(nil, tok), true
+}

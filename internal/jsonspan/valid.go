@@ -1,0 +1,166 @@
+package jsonspan
+
+// Validation: whether bytes are exactly one JSON value, without decoding it.
+
+// maxDepth bounds the nesting Valid accepts, so that validating cannot
+// exhaust the stack.
+const maxDepth = 10000
+
+// Valid reports whether b is exactly one JSON value, optionally
+// surrounded by whitespace.
+func Valid(b []byte) bool {
+	end, ok := scan(b, SkipSpace(b, 0), 0)
+	return ok && SkipSpace(b, end) == len(b)
+}
+
+func scan(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; c {
+	case '{', '[':
+		if depth >= maxDepth {
+			return i, false
+		}
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		i = SkipSpace(b, i+1)
+		if i < len(b) && b[i] == closer {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return i, false
+				}
+				if i, ok = scanString(b, i); !ok {
+					return i, false
+				}
+				i = SkipSpace(b, i)
+				if i >= len(b) || b[i] != ':' {
+					return i, false
+				}
+				i = SkipSpace(b, i+1)
+			}
+			if i, ok = scan(b, i, depth+1); !ok {
+				return i, false
+			}
+			i = SkipSpace(b, i)
+			switch {
+			case i >= len(b):
+				return i, false
+			case b[i] == ',':
+				i = SkipSpace(b, i+1)
+			case b[i] == closer:
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case '"':
+		return scanString(b, i)
+	case 't':
+		return scanLiteral(b, i, "true")
+	case 'f':
+		return scanLiteral(b, i, "false")
+	case 'n':
+		return scanLiteral(b, i, "null")
+	}
+	end, ok, _ := scanNumber(b, i)
+	return end, ok
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+func scanString(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return i, false
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i < 5 {
+					return i, false
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !isHex(h) {
+						return i, false
+					}
+				}
+				i += 4
+			default:
+				return i, false
+			}
+		}
+	}
+	return i, false
+}
+
+func isHex(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// Number reports whether b is exactly a JSON number, and whether it is
+// written without fraction or exponent.
+func Number(b []byte) (ok, isInt bool) {
+	end, ok, isInt := scanNumber(b, 0)
+	return ok && end == len(b), isInt
+}
+
+func scanNumber(b []byte, i int) (end int, ok, isInt bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return i, false, false
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	default:
+		return i, false, false
+	}
+	isInt = true
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, false, false
+		}
+		for ; i < len(b) && isDigit(b[i]); i++ {
+		}
+		isInt = false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, false, false
+		}
+		for ; i < len(b) && isDigit(b[i]); i++ {
+		}
+		isInt = false
+	}
+	return i, true, isInt
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -1,0 +1,123 @@
+package sievehttp
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/toolsieve/toolsieve/chat"
+	"github.com/toolsieve/toolsieve/chat/chattest"
+)
+
+// metricLine is a sample line of the text exposition format.
+var metricLine = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*\})? [0-9]+$`)
+
+// scrape reads /metrics and returns its samples by name{labels}.
+func scrape(t *testing.T, c *http.Client, base string) map[string]int64 {
+	resp, err := c.Get(base + "/metrics")
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "text/plain; version=0.0.4; charset=utf-8", resp.Header.Get("Content-Type"))
+	out := map[string]int64{}
+	typed := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if strings.HasPrefix(line, "# TYPE ") {
+			f := strings.Fields(line)
+			require.Len(t, f, 4, line)
+			require.False(t, typed[f[2]], "TYPE twice: %s", line)
+			typed[f[2]] = true
+			continue
+		}
+		if strings.HasPrefix(line, "# HELP ") {
+			continue
+		}
+		require.Regexp(t, metricLine, line)
+		i := strings.LastIndexByte(line, ' ')
+		name := line[:i]
+		base, _, _ := strings.Cut(name, "{")
+		require.True(t, typed[base], "sample before its TYPE: %s", line)
+		_, dup := out[name]
+		require.False(t, dup, "sample twice: %s", line)
+		v, err := strconv.ParseInt(line[i+1:], 10, 64)
+		require.NoError(t, err)
+		out[name] = v
+	}
+	return out
+}
+
+// TestMetricsCount: the metrics say what happened.
+func TestMetricsCount(t *testing.T) {
+	chattest.NoLeaks(t)
+	env := newPolEnv(t, &Policy{NoBuiltin: true, Backoff: 1}, polGood, polCut, polLoop, polGood, polLoop, "fine")
+	env.send(t, chat.APIOpenAI, false, "x")                         // request 0: a call
+	env.send(t, chat.APIAnthropic, true, "x", HeaderMode, "strict") // 1: a call refused
+	env.send(t, chat.APIOpenAI, false, "x", HeaderRetries, "1")     // 2 and 3: a runaway, retried; a call
+	env.send(t, chat.APIOpenAI, true, "x", HeaderDialects, "dsml")  // 4: a streamed runaway, passed on
+	// 5: leftover markup in the history.
+	_, body := chatBody(chat.APIOpenAI, false, "x")
+	cleaned := strings.Replace(body, `"messages":[`, `"messages":[{"role":"assistant","content":"a</tool_call>"},`, 1)
+	resp, err := env.client.Post(env.proxy.URL+"/v1/chat/completions", "application/json", strings.NewReader(cleaned))
+	require.NoError(t, err)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	resp, err = env.client.Get(env.proxy.URL + "/v1/models") // 6: passed through
+	require.NoError(t, err)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	m := scrape(t, env.client, env.proxy.URL)
+	require.Equal(t, 7, env.up.requests(), "/metrics is not forwarded")
+	for name, want := range map[string]int64{
+		`toolsieve_requests_total{api="openai"}`:                               4,
+		`toolsieve_requests_total{api="anthropic"}`:                            1,
+		`toolsieve_requests_total{api="other"}`:                                1,
+		`toolsieve_recovered_calls_total{dialect="dsml"}`:                      4, // requests 0 and 3, and two calls of the loop passed on in 4
+		`toolsieve_refused_calls_total`:                                        1,
+		`toolsieve_runaways_total{reason="unclosed_openers"}`:                  2,
+		`toolsieve_retries_total{reason="runaway"}`:                            1,
+		`toolsieve_retries_exhausted_total`:                                    0,
+		`toolsieve_history_messages_rewritten_total`:                           1,
+		`toolsieve_history_calls_total`:                                        0,
+		`toolsieve_history_calls_dropped_total`:                                0,
+		`toolsieve_call_repairs_total{dialect="dsml",repair="missing_closer"}`: 2,
+	} {
+		require.Equal(t, want, m[name], name)
+	}
+	require.Positive(t, m["toolsieve_unrecovered_markup_total"])
+	require.Positive(t, m["toolsieve_runaway_upstream_bytes_total"])
+	saved := m["toolsieve_runaway_saved_tokens_estimate_total"]
+	require.Positive(t, saved)
+	require.Less(t, saved, int64(1000), "max_tokens less the events read")
+}
+
+// TestMetricsOff: without Metrics, /metrics is forwarded like any path.
+func TestMetricsOff(t *testing.T) {
+	chattest.NoLeaks(t)
+	env := newPolEnv(t, nil, "x")
+	u := env.proxy.URL
+	env.proxy.Config.Handler.(*Proxy).Metrics = nil
+	resp, err := env.client.Get(u + "/metrics")
+	require.NoError(t, err)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 1, env.up.requests())
+}
+
+func TestMetricsLabelEscaping(t *testing.T) {
+	m := &Metrics{}
+	m.call("a\"b\\c\nd", []string{"r"})
+	var b strings.Builder
+	m.WriteTo(&b)
+	require.Contains(t, b.String(), `toolsieve_recovered_calls_total{dialect="a\"b\\c\nd"} 1`)
+	var nilM *Metrics
+	nilM.call("x", nil) // a nil Metrics counts nothing
+	n, err := nilM.WriteTo(&b)
+	require.Zero(t, n)
+	require.NoError(t, err)
+}

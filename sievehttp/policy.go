@@ -1,0 +1,507 @@
+package sievehttp
+
+// Policy: what the proxy and the HTTP wrappers do with each chat request,
+// decided per request from headers, per-model rules, built-in defaults for
+// known model families and a global default. See docs/policy.md.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolsieve/toolsieve"
+)
+
+// Request headers that override the policy for one request. They are
+// removed (with every other X-Toolsieve-* request header) before the
+// request goes upstream.
+const (
+	HeaderMode         = "X-Toolsieve-Mode"          // strict or lenient
+	HeaderRetries      = "X-Toolsieve-Retries"       // 0..MaxRetries
+	HeaderDialects     = "X-Toolsieve-Dialects"      // comma-separated dialect names, or "all"
+	HeaderHoldText     = "X-Toolsieve-Hold-Text"     // true or false (also 1/0, yes/no, on/off)
+	HeaderCleanHistory = "X-Toolsieve-Clean-History" // true or false (also 1/0, yes/no, on/off)
+)
+
+// Response headers (or trailers, for streams whose headers went out first)
+// that say what was done to an answer.
+const (
+	HeaderRepairsOut = "X-Toolsieve-Repairs" // repair=count,... over the recovered calls
+	HeaderRetriesOut = "X-Toolsieve-Retries" // how many times the request was re-issued
+	HeaderRefused    = "X-Toolsieve-Refused" // calls refused by strict mode (their markup stayed text)
+	HeaderRunaway    = "X-Toolsieve-Runaway" // the runaway's reason, when the answer was cut
+)
+
+// MaxRetries caps the retry budget of any rule or header.
+const MaxRetries = 10
+
+// Default backoff between retries: Backoff, doubled for each further retry,
+// at most MaxBackoff.
+const (
+	DefaultBackoff    = 500 * time.Millisecond
+	DefaultMaxBackoff = 8 * time.Second
+)
+
+// Modes.
+const (
+	ModeLenient = "lenient" // every recovered call is forwarded as a native call
+	ModeStrict  = "strict"  // calls with repairs other than AllowRepairs stay text
+)
+
+// Rule is one layer of choices. Every field is optional: a field left unset
+// (nil, "" or 0) leaves the decision to the layer below.
+type Rule struct {
+	// Dialects to recognise; ["all"] (or an empty list in a header) means
+	// every dialect.
+	Dialects []string `json:"dialects,omitempty"`
+	// Mode is "strict" or "lenient".
+	Mode string `json:"mode,omitempty"`
+	// AllowRepairs are the repairs strict mode accepts (default
+	// ["marker_variant"]).
+	AllowRepairs []string `json:"allow_repairs,omitempty"`
+	// Retries is the retry budget: how many times a bad answer is asked
+	// for again (0..MaxRetries).
+	Retries *int `json:"retries,omitempty"`
+	// HoldText holds a streamed answer's text back until its first call
+	// or its end, so that a retry stays possible after text was written.
+	HoldText *bool `json:"hold_text,omitempty"`
+	// CodeGuard keeps markup inside code spans and fences as text
+	// (default true; false sets Options.MarkupInCode).
+	CodeGuard *bool `json:"code_guard,omitempty"`
+	// CleanHistory rewrites markup left in the request's assistant
+	// messages (default true with a Policy).
+	CleanHistory *bool `json:"clean_history,omitempty"`
+	// MaxCallBytes caps one call's bytes (Options.MaxCallBytes).
+	MaxCallBytes int `json:"max_call_bytes,omitempty"`
+	// Runaway thresholds; zero fields are left to the layer below.
+	Runaway *RunawayRule `json:"runaway,omitempty"`
+}
+
+// RunawayRule holds runaway thresholds (see RunawayLimits); 0 is unset.
+type RunawayRule struct {
+	OpenersWithoutCloser int `json:"openers_without_closer,omitempty"`
+	NestedBlocks         int `json:"nested_blocks,omitempty"`
+	RepeatedCalls        int `json:"repeated_calls,omitempty"`
+	StrayClosers         int `json:"stray_closers,omitempty"`
+}
+
+// ModelRule is a Rule for the models whose name matches Model: a glob
+// with path.Match syntax (*, ?, [...]), matched case-insensitively against
+// the request body's "model". A pattern without a slash is also matched
+// against the part of the name after its last slash, so "deepseek-*"
+// matches "deepseek/deepseek-chat" and "deepseek-ai/DeepSeek-V3".
+type ModelRule struct {
+	Model string `json:"model"`
+	// Name labels the rule in logs (default: the pattern).
+	Name string `json:"name,omitempty"`
+	Rule
+}
+
+// Match reports whether the rule's pattern matches model.
+func (r *ModelRule) Match(model string) bool {
+	pat, m := strings.ToLower(r.Model), strings.ToLower(model)
+	if ok, _ := path.Match(pat, m); ok {
+		return true
+	}
+	if !strings.Contains(pat, "/") {
+		if i := strings.LastIndexByte(m, '/'); i >= 0 {
+			ok, _ := path.Match(pat, m[i+1:])
+			return ok
+		}
+	}
+	return false
+}
+
+// Policy decides, for each chat request, the Settings that apply. Each
+// field of Settings comes from the first of these that sets it:
+//
+//  1. the request's X-Toolsieve-* headers;
+//  2. the first of Rules whose pattern matches the request's model;
+//  3. the first built-in family rule (BuiltinRules) that matches, unless
+//     NoBuiltin;
+//  4. Default;
+//  5. the defaults: lenient, no retries, no hold, code guard on, history
+//     cleaning on, every dialect, the parser's runaway thresholds.
+//
+// A nil *Policy is lenient without retries, built-in rules or history
+// cleaning (the headers still apply). The zero Policy is valid.
+type Policy struct {
+	Default   Rule
+	Rules     []ModelRule
+	NoBuiltin bool
+	// Backoff is the wait before the first retry, doubled for each
+	// further one up to MaxBackoff (0: the defaults).
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+}
+
+// policyFile is the JSON form of a Policy.
+type policyFile struct {
+	Default      Rule        `json:"default"`
+	Rules        []ModelRule `json:"rules"`
+	Builtin      *bool       `json:"builtin"`
+	BackoffMS    *int        `json:"backoff_ms"`
+	MaxBackoffMS *int        `json:"max_backoff_ms"`
+}
+
+// ParsePolicy reads a policy from JSON (see docs/policy.md). Unknown
+// fields, unknown dialects, modes or repairs, bad patterns and budgets out
+// of range are errors.
+func ParsePolicy(data []byte) (*Policy, error) {
+	var f policyFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("policy: data after the JSON object")
+	}
+	p := &Policy{Default: f.Default, Rules: f.Rules, NoBuiltin: f.Builtin != nil && !*f.Builtin}
+	if f.BackoffMS != nil {
+		if *f.BackoffMS < 0 {
+			return nil, errors.New("policy: backoff_ms must not be negative")
+		}
+		p.Backoff = time.Duration(*f.BackoffMS) * time.Millisecond
+	}
+	if f.MaxBackoffMS != nil {
+		if *f.MaxBackoffMS < 0 {
+			return nil, errors.New("policy: max_backoff_ms must not be negative")
+		}
+		p.MaxBackoff = time.Duration(*f.MaxBackoffMS) * time.Millisecond
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// LoadPolicy reads a policy file.
+func LoadPolicy(name string) (*Policy, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePolicy(data)
+}
+
+// Validate checks every rule of p.
+func (p *Policy) Validate() error {
+	if p == nil {
+		return nil
+	}
+	if err := p.Default.validate(); err != nil {
+		return fmt.Errorf("policy: default: %w", err)
+	}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if r.Model == "" {
+			return fmt.Errorf("policy: rule %d: no model pattern", i+1)
+		}
+		if _, err := path.Match(strings.ToLower(r.Model), ""); err != nil {
+			return fmt.Errorf("policy: rule %d: bad model pattern %q", i+1, r.Model)
+		}
+		if err := r.Rule.validate(); err != nil {
+			return fmt.Errorf("policy: rule %d (%s): %w", i+1, r.Model, err)
+		}
+	}
+	return nil
+}
+
+func (r *Rule) validate() error {
+	if _, err := dialectSet(r.Dialects); err != nil {
+		return err
+	}
+	switch r.Mode {
+	case "", ModeLenient, ModeStrict:
+	default:
+		return fmt.Errorf("mode %q (want strict or lenient)", r.Mode)
+	}
+	for _, name := range r.AllowRepairs {
+		if !knownRepair(name) {
+			return fmt.Errorf("unknown repair %q in allow_repairs", name)
+		}
+	}
+	if r.Retries != nil && (*r.Retries < 0 || *r.Retries > MaxRetries) {
+		return fmt.Errorf("retries %d (want 0 to %d)", *r.Retries, MaxRetries)
+	}
+	if r.MaxCallBytes < 0 {
+		return errors.New("max_call_bytes must not be negative")
+	}
+	if rr := r.Runaway; rr != nil && (rr.OpenersWithoutCloser < 0 || rr.NestedBlocks < 0 || rr.RepeatedCalls < 0 || rr.StrayClosers < 0) {
+		return errors.New("runaway thresholds must not be negative")
+	}
+	return nil
+}
+
+// dialectSet checks dialect names; nil means every dialect ("all").
+func dialectSet(names []string) ([]string, error) {
+	if len(names) == 0 || len(names) == 1 && strings.EqualFold(names[0], "all") {
+		return nil, nil
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if !slices.Contains(toolsieve.Dialects(), n) {
+			return nil, fmt.Errorf("unknown dialect %q (known: %s)", n, strings.Join(toolsieve.Dialects(), ", "))
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func knownRepair(name string) bool {
+	_, ok := toolsieve.ParseRepair(name)
+	return ok
+}
+
+// Settings are the choices in force for one request.
+type Settings struct {
+	// Dialects enabled; nil means the parser's default (all).
+	Dialects     []string
+	Strict       bool
+	AllowRepairs []string
+	Retries      int
+	HoldText     bool
+	CodeGuard    bool
+	CleanHistory bool
+	MaxCallBytes int
+	Runaway      toolsieve.RunawayLimits
+	// From names the layers that set something, highest first, for logs:
+	// "header", a rule's name, "builtin:deepseek", "default".
+	From []string
+}
+
+// Mode returns "strict" or "lenient".
+func (s *Settings) Mode() string {
+	if s.Strict {
+		return ModeStrict
+	}
+	return ModeLenient
+}
+
+// apply sets the fields r sets, and reports whether it set any.
+func (s *Settings) apply(r *Rule) bool {
+	set := false
+	if len(r.Dialects) > 0 {
+		s.Dialects, _ = dialectSet(r.Dialects)
+		set = true
+	}
+	if r.Mode != "" {
+		s.Strict, set = r.Mode == ModeStrict, true
+	}
+	if r.AllowRepairs != nil {
+		s.AllowRepairs, set = r.AllowRepairs, true
+	}
+	if r.Retries != nil {
+		s.Retries, set = *r.Retries, true
+	}
+	if r.HoldText != nil {
+		s.HoldText, set = *r.HoldText, true
+	}
+	if r.CodeGuard != nil {
+		s.CodeGuard, set = *r.CodeGuard, true
+	}
+	if r.CleanHistory != nil {
+		s.CleanHistory, set = *r.CleanHistory, true
+	}
+	if r.MaxCallBytes > 0 {
+		s.MaxCallBytes, set = r.MaxCallBytes, true
+	}
+	if rr := r.Runaway; rr != nil {
+		for _, f := range [...]struct {
+			dst *int
+			v   int
+		}{
+			{&s.Runaway.OpenersWithoutCloser, rr.OpenersWithoutCloser},
+			{&s.Runaway.NestedBlocks, rr.NestedBlocks},
+			{&s.Runaway.RepeatedCalls, rr.RepeatedCalls},
+			{&s.Runaway.StrayClosers, rr.StrayClosers},
+		} {
+			if f.v > 0 {
+				*f.dst, set = f.v, true
+			}
+		}
+	}
+	return set
+}
+
+// Resolve returns the settings for a request for model with headers h
+// (nil: none). It fails only on a bad header value.
+func (p *Policy) Resolve(model string, h http.Header) (Settings, error) {
+	s := Settings{CodeGuard: true, CleanHistory: p != nil}
+	layer := func(r *Rule, name string) {
+		if s.apply(r) {
+			s.From = append(s.From, name)
+		}
+	}
+	if p != nil {
+		layer(&p.Default, "default")
+		if !p.NoBuiltin {
+			for i := range builtinRules {
+				if builtinRules[i].Match(model) {
+					layer(&builtinRules[i].Rule, "builtin:"+builtinRules[i].Name)
+					break
+				}
+			}
+		}
+		for i := range p.Rules {
+			if r := &p.Rules[i]; r.Match(model) {
+				name := r.Name
+				if name == "" {
+					name = "rule:" + r.Model
+				}
+				layer(&r.Rule, name)
+				break
+			}
+		}
+	}
+	hr, err := headerRule(h)
+	if err != nil {
+		return s, err
+	}
+	layer(&hr, "header")
+	// Reverse From so that the deciding layer comes first, as documented.
+	slices.Reverse(s.From)
+	return s, nil
+}
+
+// headerRule reads the X-Toolsieve-* request headers as a Rule.
+func headerRule(h http.Header) (Rule, error) {
+	var r Rule
+	if h == nil {
+		return r, nil
+	}
+	if v := strings.TrimSpace(h.Get(HeaderMode)); v != "" {
+		v = strings.ToLower(v)
+		if v != ModeStrict && v != ModeLenient {
+			return r, fmt.Errorf("%s: %q (want strict or lenient)", HeaderMode, v)
+		}
+		r.Mode = v
+	}
+	if v := strings.TrimSpace(h.Get(HeaderRetries)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > MaxRetries {
+			return r, fmt.Errorf("%s: %q (want 0 to %d)", HeaderRetries, v, MaxRetries)
+		}
+		r.Retries = &n
+	}
+	if v := strings.TrimSpace(h.Get(HeaderDialects)); v != "" {
+		names := strings.Split(v, ",")
+		if _, err := dialectSet(names); err != nil {
+			return r, fmt.Errorf("%s: %v", HeaderDialects, err)
+		}
+		r.Dialects = names
+	}
+	for _, f := range [...]struct {
+		name string
+		dst  **bool
+	}{{HeaderHoldText, &r.HoldText}, {HeaderCleanHistory, &r.CleanHistory}} {
+		if v := strings.TrimSpace(h.Get(f.name)); v != "" {
+			var b bool
+			switch strings.ToLower(v) {
+			case "1", "t", "true", "yes", "on":
+				b = true
+			case "0", "f", "false", "no", "off":
+			default:
+				return r, fmt.Errorf("%s: %q (want true or false)", f.name, v)
+			}
+			*f.dst = &b
+		}
+	}
+	return r, nil
+}
+
+// options returns the parser options for s on top of base: the dialects,
+// code guard, call cap and runaway thresholds that s sets.
+func (s *Settings) options(base toolsieve.Options) toolsieve.Options {
+	o := base
+	if s.Dialects != nil {
+		o.Dialects = s.Dialects
+	}
+	if !s.CodeGuard {
+		o.MarkupInCode = true
+	}
+	if s.MaxCallBytes > 0 {
+		o.MaxCallBytes = s.MaxCallBytes
+	}
+	if s.Strict {
+		o.Strict = &toolsieve.Strict{Allow: toolsieve.RepairMarkerVariant}
+		if s.AllowRepairs != nil {
+			o.Strict.Allow = 0
+			for _, n := range s.AllowRepairs {
+				r, _ := toolsieve.ParseRepair(n) // names were validated
+				o.Strict.Allow |= r
+			}
+		}
+	}
+	for _, f := range [...]struct {
+		dst *int
+		v   int
+	}{
+		{&o.Runaway.OpenersWithoutCloser, s.Runaway.OpenersWithoutCloser},
+		{&o.Runaway.NestedBlocks, s.Runaway.NestedBlocks},
+		{&o.Runaway.RepeatedCalls, s.Runaway.RepeatedCalls},
+		{&o.Runaway.StrayClosers, s.Runaway.StrayClosers},
+	} {
+		if f.v > 0 {
+			*f.dst = f.v
+		}
+	}
+	return o
+}
+
+// backoff returns the wait before retry n (0-based).
+func (p *Policy) backoff(n int) time.Duration {
+	base, max := DefaultBackoff, DefaultMaxBackoff
+	if p != nil && p.Backoff > 0 {
+		base = p.Backoff
+	}
+	if p != nil && p.MaxBackoff > 0 {
+		max = p.MaxBackoff
+	}
+	d := base
+	for range n {
+		if d >= max/2 {
+			return max
+		}
+		d *= 2
+	}
+	return min(d, max)
+}
+
+// ---- built-in model families ----
+
+func intp(n int) *int { return &n }
+
+// builtinRules are the defaults for known model families, tried in order
+// (so "deepseek-r1-distill-qwen" is DeepSeek). They tune, they do not
+// narrow: every dialect stays enabled, because a model of one family may
+// write another's markup (a distilled model, a router alias) and the
+// content decides the dialect. DeepSeek is lenient (as Kilo Code makes it
+// by default); families known to loop get 2 retries.
+var builtinRules = []ModelRule{
+	{Model: "*deepseek*", Name: "deepseek", Rule: Rule{Retries: intp(2), Mode: ModeLenient}},
+	{Model: "*qwen*", Name: "qwen", Rule: Rule{Retries: intp(2)}},
+	{Model: "*qwq*", Name: "qwen", Rule: Rule{Retries: intp(2)}},
+	{Model: "*glm*", Name: "glm", Rule: Rule{Retries: intp(2)}},
+}
+
+// BuiltinRules returns a copy of the built-in family rules, in the order
+// they are tried.
+func BuiltinRules() []ModelRule {
+	out := make([]ModelRule, len(builtinRules))
+	for i, r := range builtinRules {
+		r.Dialects = slices.Clone(r.Dialects)
+		out[i] = r
+	}
+	return out
+}

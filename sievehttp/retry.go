@@ -1,0 +1,522 @@
+package sievehttp
+
+// One chat request under a policy: the body is read once (its model picks
+// the settings, its history is cleaned), then sent upstream; a bad answer
+// (see badReason) that nothing of has reached the client yet is dropped
+// and the request re-issued, with exponential backoff, up to the retry
+// budget. The answer delivered carries X-Toolsieve-* headers, or trailers
+// when its headers had to go out before it ended.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+	"github.com/toolsieve/toolsieve/sse"
+)
+
+// maxHeldAnswer caps the bytes of an answer held back while a retry is
+// still possible; past it the answer goes out as it comes.
+const maxHeldAnswer = 16 << 20
+
+// Retry reasons: the signals that make an answer bad.
+const (
+	RetryRunaway     = "runaway"     // the answer was cut by a runaway
+	RetryRefused     = "refused"     // strict mode refused a call
+	RetryUnrecovered = "unrecovered" // markup meant as a call did not become one
+	RetryEmptyBlock  = "empty_block" // a call wrapper with no call, and no call at all
+)
+
+// BadHeaderError is returned for a request whose X-Toolsieve-* headers
+// cannot be read; the proxy answers it with status 400.
+type BadHeaderError struct{ Err error }
+
+func (e *BadHeaderError) Error() string { return "toolsieve: " + e.Err.Error() }
+func (e *BadHeaderError) Unwrap() error { return e.Err }
+
+// chatExchange is one chat request under a policy, and what happened to it.
+type chatExchange struct {
+	api       chat.API
+	policy    *Policy
+	set       Settings
+	opt       toolsieve.Options
+	body      []byte // sent upstream on every attempt; nil when too large to hold
+	maxTokens int64
+	history   chat.HistoryResult
+	metrics   *Metrics
+	notify    func(*toolsieve.Event)
+
+	attempts int      // upstream requests made
+	reasons  []string // why each retry was made
+	final    *attempt // the answer delivered, when it was rewritten
+	calls    int      // calls delivered
+	repairs  map[string]int
+}
+
+// newChatExchange reads req's body and resolves its settings. It returns
+// the request to send (the body replaced, cleaned when the settings say
+// so). Errors are a body that cannot be read or a *BadHeaderError.
+func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, pol *Policy, m *Metrics) (*chatExchange, *http.Request, error) {
+	x := &chatExchange{api: api, policy: pol, metrics: m}
+	var body []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		b, err := io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
+		if err != nil {
+			req.Body.Close()
+			return nil, nil, err
+		}
+		body = b
+	}
+	out := req.Clone(req.Context())
+	if len(body) > maxRequestBytes {
+		// Too large to hold: forwarded as it comes, once, without its
+		// tools, model rule or history cleaning.
+		out.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
+		out.GetBody = nil
+		set, err := pol.Resolve("", req.Header)
+		if err != nil {
+			return nil, nil, &BadHeaderError{err}
+		}
+		set.Retries, set.CleanHistory = 0, false
+		x.set, x.opt = set, set.options(base)
+		return x, out, nil
+	}
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body.Close()
+	}
+	model, maxTokens := requestFields(body)
+	set, err := pol.Resolve(model, req.Header)
+	if err != nil {
+		return nil, nil, &BadHeaderError{err}
+	}
+	x.set, x.maxTokens = set, maxTokens
+	x.opt = set.options(base)
+	if x.opt.Tools == nil {
+		if tools, err := toolsieve.ParseTools(body); err == nil && tools.Len() > 0 {
+			x.opt.Tools = tools
+		}
+	}
+	if set.CleanHistory {
+		body, x.history = chat.CleanHistory(body, api, x.opt)
+		m.history(x.history)
+	}
+	if body == nil {
+		body = []byte{}
+	}
+	x.body = body
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	out.ContentLength = int64(len(body))
+	return x, out, nil
+}
+
+// requestFields reads the model and the completion token cap of a request
+// body.
+func requestFields(body []byte) (model string, maxTokens int64) {
+	ms, _ := jsonspan.Members(body, 0, nil)
+	if m, ok := jsonspan.Lookup(body, ms, "model"); ok && jsonspan.IsString(body, m) {
+		model = string(jsonspan.AppendUnquoted(nil, body[m.Start:m.End]))
+	}
+	for _, k := range []string{"max_completion_tokens", "max_tokens"} {
+		if m, ok := jsonspan.Lookup(body, ms, k); ok {
+			if n, err := strconv.ParseInt(string(body[m.Start:m.End]), 10, 64); err == nil && n > 0 {
+				return model, n
+			}
+		}
+	}
+	return model, 0
+}
+
+// stripHeaders removes the X-Toolsieve-* request headers.
+func stripHeaders(h http.Header) {
+	for k := range h {
+		if len(k) > 12 && strings.EqualFold(k[:12], "X-Toolsieve-") {
+			delete(h, k)
+		}
+	}
+}
+
+// roundTrip sends the request through next until an answer is good, the
+// budget is spent, or part of the answer had to reach the client.
+func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	ctx := req.Context()
+	for n := 0; ; n++ {
+		out := req.Clone(ctx)
+		stripHeaders(out.Header)
+		if x.body != nil {
+			out.Body = io.NopCloser(bytes.NewReader(x.body))
+			out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(x.body)), nil }
+			out.ContentLength = int64(len(x.body))
+		}
+		x.attempts++
+		resp, err := next(out)
+		if err != nil || resp == nil {
+			return resp, err
+		}
+		cnt := &countingBody{ReadCloser: resp.Body, st: 1}
+		if resp.Body != nil && resp.Body != http.NoBody {
+			resp.Body = cnt
+		}
+		rw := RewriteResponse(resp, x.api, x.opt)
+		if rw == nil { // an error status or a body that is not rewritten
+			resp.Header.Set(HeaderRetriesOut, strconv.Itoa(n))
+			return resp, nil
+		}
+		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt,
+			stream: isEventStream(resp.Header.Get("Content-Type"))}
+		a.watch.hold = x.set.HoldText
+		rw.Notify = a.event
+		canRetry := n < x.set.Retries && x.body != nil
+		if err := a.gate(ctx, canRetry); err != nil {
+			a.finish(false)
+			return nil, err
+		}
+		if reason := a.badReason(); reason != "" && canRetry && a.done && a.err == nil {
+			x.reasons = append(x.reasons, reason)
+			x.metrics.retry(reason)
+			a.finish(false)
+			if err := sleepCtx(ctx, x.policy.backoff(n)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return a.deliver(), nil
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// deliverEvent passes on an event of the answer delivered.
+func (x *chatExchange) deliverEvent(e *toolsieve.Event) {
+	if e.Type == toolsieve.ToolCall {
+		x.calls++
+		for _, r := range e.Repairs {
+			if x.repairs == nil {
+				x.repairs = map[string]int{}
+			}
+			x.repairs[r]++
+		}
+		x.metrics.call(e.Dialect, e.Repairs)
+	}
+	if x.notify != nil {
+		x.notify(e)
+	}
+}
+
+// repairsValue is the X-Toolsieve-Repairs value: repair=count, sorted.
+func (x *chatExchange) repairsValue() string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(x.repairs)) {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=%d", k, x.repairs[k])
+	}
+	return b.String()
+}
+
+// attempt is one upstream answer.
+type attempt struct {
+	x      *chatExchange
+	n      int // 0 for the first request
+	resp   *http.Response
+	rw     *chat.Rewriter
+	cnt    *countingBody
+	stream bool
+
+	buf       []byte // rewritten output held back
+	done      bool   // the rewriter reached its end
+	err       error  // the read error that ended it, if not io.EOF
+	committed bool   // something the client must see came out: no retry
+	watch     outputWatch
+	pending   []toolsieve.Event // events of the held output, passed on at delivery
+	live      bool
+	runaway   string // the runaway's reason
+	finished  bool
+}
+
+func (a *attempt) event(e *toolsieve.Event) {
+	if e.Type == toolsieve.Runaway {
+		a.runaway = e.Reason.String()
+	}
+	if a.live {
+		a.x.deliverEvent(e)
+	} else {
+		a.pending = append(a.pending, e.Clone())
+	}
+}
+
+// gate reads the rewritten answer while a retry is possible: a document to
+// its end, a stream until it ends or shows something (see outputWatch). A
+// stream that cannot be retried is not held at all; a document always is,
+// so that its headers carry the signals.
+func (a *attempt) gate(ctx context.Context, canRetry bool) error {
+	if a.stream && !canRetry {
+		return nil
+	}
+	tmp := make([]byte, 32<<10)
+	for {
+		n, err := a.rw.Read(tmp)
+		if n > 0 {
+			a.buf = append(a.buf, tmp[:n]...)
+			if a.stream && a.watch.commits(tmp[:n]) || len(a.buf) > maxHeldAnswer {
+				a.committed = true
+				return nil
+			}
+		}
+		if err == io.EOF {
+			a.done = true
+			return nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			a.done, a.err = true, err
+			return nil
+		}
+	}
+}
+
+// badReason names the first signal that makes the answer bad, or "".
+func (a *attempt) badReason() string {
+	st := a.rw.Stats()
+	switch {
+	case st.Runaway:
+		return RetryRunaway
+	case st.Refused > 0:
+		return RetryRefused
+	case st.Unrecovered > 0:
+		return RetryUnrecovered
+	case st.EmptyBlocks > 0 && st.Calls+st.Native == 0:
+		return RetryEmptyBlock
+	}
+	return ""
+}
+
+// deliver makes the response that the client gets from this answer.
+func (a *attempt) deliver() *http.Response {
+	x := a.x
+	x.final = a
+	a.live = true
+	for i := range a.pending {
+		x.deliverEvent(&a.pending[i])
+	}
+	a.pending = nil
+	resp := a.resp
+	resp.Header.Set(HeaderRetriesOut, strconv.Itoa(a.n))
+	if a.done {
+		a.signals(resp.Header)
+		if a.err == nil {
+			resp.ContentLength = int64(len(a.buf))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(a.buf)))
+		}
+	} else {
+		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil}
+	}
+	resp.Body = &answerBody{a: a}
+	return resp
+}
+
+// signals sets the X-Toolsieve-* values that describe the answer.
+func (a *attempt) signals(h http.Header) {
+	st := a.rw.Stats()
+	if v := a.x.repairsValue(); v != "" {
+		h.Set(HeaderRepairsOut, v)
+	}
+	if st.Refused > 0 {
+		h.Set(HeaderRefused, strconv.Itoa(st.Refused))
+	}
+	if st.Runaway {
+		h.Set(HeaderRunaway, a.runaway)
+	}
+}
+
+// finish counts the answer in the metrics and closes it; once.
+func (a *attempt) finish(delivered bool) {
+	if a.finished {
+		return
+	}
+	a.finished = true
+	x := a.x
+	st := a.rw.Stats()
+	var saved int64
+	if st.Runaway && a.stream && x.maxTokens > 0 {
+		saved = max(0, x.maxTokens-a.cnt.events)
+	}
+	x.metrics.answer(st, a.runaway, a.cnt.n, saved)
+	if delivered && x.set.Retries > 0 && a.n >= x.set.Retries && a.badReason() != "" {
+		x.metrics.retriesExhausted()
+	}
+	a.rw.Close()
+}
+
+// answerBody is the body of a delivered answer: the held output, then the
+// rest of the rewriter's. At its end the trailers get their values.
+type answerBody struct {
+	a   *attempt
+	off int
+}
+
+func (b *answerBody) Read(p []byte) (int, error) {
+	a := b.a
+	if b.off < len(a.buf) {
+		n := copy(p, a.buf[b.off:])
+		b.off += n
+		return n, nil
+	}
+	if a.done {
+		if a.err != nil {
+			return 0, a.err
+		}
+		a.finish(true)
+		return 0, io.EOF
+	}
+	n, err := a.rw.Read(p)
+	if err != nil {
+		a.done = true
+		if !errors.Is(err, io.EOF) {
+			a.err = err
+		}
+		if a.resp.Trailer != nil {
+			a.signals(a.resp.Trailer)
+		}
+		if a.err == nil {
+			a.finish(true)
+		}
+	}
+	return n, err
+}
+
+func (b *answerBody) Close() error {
+	b.a.finish(true)
+	return nil
+}
+
+// outputWatch tells, from a rewritten stream, when the client would get
+// text or reasoning that is not whitespace: then the answer must go out.
+// Calls do not count: they are held back with the rest until the end of
+// the answer (they come at its end anyway, and a loop often starts with a
+// few calls). With hold nothing counts: the answer is held to its end.
+type outputWatch struct {
+	dec  sse.Decoder
+	hold bool
+}
+
+// commits feeds output and reports whether it shows something.
+func (o *outputWatch) commits(p []byte) bool {
+	evs, _ := o.dec.Feed(p)
+	for i := range evs {
+		if evs[i].IsMessage() && o.shows(evs[i].Data) {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *outputWatch) shows(data []byte) bool {
+	var v struct {
+		Type    string `json:"type"`
+		Choices []struct {
+			Delta map[string]json.RawMessage `json:"delta"`
+		} `json:"choices"`
+		ContentBlock *struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content_block"`
+		Delta *struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Thinking string `json:"thinking"`
+		} `json:"delta"`
+	}
+	if o.hold || json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	text := func(s string) bool { return strings.TrimSpace(s) != "" }
+	for _, c := range v.Choices { // OpenAI
+		for k, raw := range c.Delta {
+			switch k {
+			case "content", "reasoning_content", "reasoning", "refusal":
+				var s string
+				if json.Unmarshal(raw, &s) == nil && text(s) {
+					return true
+				}
+			}
+		}
+	}
+	switch v.Type { // Anthropic
+	case "content_block_start":
+		if b := v.ContentBlock; b != nil {
+			switch b.Type {
+			case "text":
+				return text(b.Text)
+			case "redacted_thinking":
+				return true
+			}
+		}
+	case "content_block_delta":
+		if d := v.Delta; d != nil {
+			switch d.Type {
+			case "text_delta":
+				return text(d.Text)
+			case "thinking_delta":
+				return text(d.Thinking)
+			}
+		}
+	}
+	return false
+}
+
+// countingBody counts the bytes read from an upstream body and the SSE
+// data lines among them (about one per generated token in most streams).
+type countingBody struct {
+	io.ReadCloser
+	n, events int64
+	st        int // bytes of "\ndata:" matched so far (1: at a line start)
+}
+
+func (c *countingBody) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.n += int64(n)
+	const pat = "\ndata:"
+	for _, b := range p[:n] {
+		switch {
+		case b == pat[c.st]:
+			c.st++
+			if c.st == len(pat) {
+				c.events++
+				c.st = 0
+			}
+		case b == '\n':
+			c.st = 1
+		default:
+			c.st = 0
+		}
+	}
+	return n, err
+}

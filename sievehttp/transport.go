@@ -1,0 +1,188 @@
+package sievehttp
+
+// HTTP client side: a RoundTripper and an SDK-style middleware that rewrite
+// chat responses on their way to the caller, for use with any client that
+// takes an *http.Client (openai-go and anthropic-sdk-go through
+// option.WithHTTPClient or option.WithMiddleware).
+
+import (
+	"bytes"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
+)
+
+// maxRequestBytes caps the request body read to find the declared tools;
+// a larger body is forwarded whole but its tools are not read.
+const maxRequestBytes = 64 << 20
+
+// Transport is an http.RoundTripper that forwards requests to Base and
+// rewrites the responses of chat endpoints (POST .../chat/completions and
+// .../messages): recovered tool calls come back as native calls, streamed
+// or not. Other requests and unsuccessful responses pass through untouched.
+//
+// The tools declared in each request body are used for the parsers unless
+// Options.Tools is set. A runaway closes the upstream body (the provider
+// stops generating) and ends the response cleanly. Transport starts no
+// goroutine; the response body must be closed as usual.
+type Transport struct {
+	// Base makes the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// Options configure the parsers.
+	Options toolsieve.Options
+	// Notify, if set, is called with every recovered call, runaway and
+	// error event of a rewritten response (with a Policy: of the answer
+	// delivered only). The event is valid during the call only.
+	Notify func(req *http.Request, e *toolsieve.Event)
+	// Policy, when set, applies per request as in the proxy: settings by
+	// model and X-Toolsieve-* headers (not forwarded), strict mode,
+	// retries, history cleaning and the X-Toolsieve-* response headers.
+	Policy *Policy
+	// Metrics, when set (with Policy), counts what is done.
+	Metrics *Metrics
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if t.Policy != nil {
+		return policyExchange(req, base.RoundTrip, t.Options, t.Policy, t.Metrics, t.Notify)
+	}
+	return exchange(req, base.RoundTrip, t.Options, t.Notify)
+}
+
+// PolicyMiddleware is Middleware under a policy, as Transport with Policy
+// set: per-model settings, strict mode, retries and history cleaning.
+func PolicyMiddleware(opt toolsieve.Options, p *Policy) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	if p == nil {
+		p = &Policy{}
+	}
+	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		return policyExchange(req, next, opt, p, nil, nil)
+	}
+}
+
+// policyExchange sends a chat request through next under policy p.
+func policyExchange(req *http.Request, next func(*http.Request) (*http.Response, error), opt toolsieve.Options, p *Policy, m *Metrics, notify func(*http.Request, *toolsieve.Event)) (*http.Response, error) {
+	api, ok := chatRequest(req)
+	if !ok {
+		out := req.Clone(req.Context())
+		stripHeaders(out.Header)
+		return next(out)
+	}
+	m.request(api.String())
+	x, out, err := newChatExchange(req, api, opt, p, m)
+	if err != nil {
+		return nil, err
+	}
+	if notify != nil {
+		x.notify = func(e *toolsieve.Event) { notify(req, e) }
+	}
+	return x.roundTrip(out, next)
+}
+
+// Middleware returns a function with the shape of the option.Middleware of
+// openai-go and anthropic-sdk-go, without importing either:
+//
+//	client := openai.NewClient(option.WithMiddleware(toolsieve.Middleware(opt)))
+//
+// It does what Transport does, around the SDK's next step.
+func Middleware(opt toolsieve.Options) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		return exchange(req, next, opt, nil)
+	}
+}
+
+// exchange sends req through next, rewriting the response when req is a
+// chat request.
+func exchange(req *http.Request, next func(*http.Request) (*http.Response, error), opt toolsieve.Options, notify func(*http.Request, *toolsieve.Event)) (*http.Response, error) {
+	api, ok := chatRequest(req)
+	if !ok {
+		return next(req)
+	}
+	out, opt, err := withTools(req, opt)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := next(out)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	if rw := RewriteResponse(resp, api, opt); rw != nil && notify != nil {
+		rw.Notify = func(e *toolsieve.Event) { notify(req, e) }
+	}
+	return resp, nil
+}
+
+// chatRequest tells whether req is a chat request whose response is to be
+// rewritten, and for which API.
+func chatRequest(req *http.Request) (chat.API, bool) {
+	if req.Method != http.MethodPost || req.URL == nil {
+		return chat.APIAuto, false
+	}
+	return chat.APIForPath(req.URL.Path)
+}
+
+// withTools reads the request body for its declared tools (unless opt
+// already has tools) and returns a request that sends the same body.
+func withTools(req *http.Request, opt toolsieve.Options) (*http.Request, toolsieve.Options, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return req, opt, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
+	if err != nil {
+		req.Body.Close()
+		return nil, opt, err
+	}
+	out := req.Clone(req.Context())
+	if len(body) > maxRequestBytes {
+		// Too large to hold: forward it as it comes, without its tools.
+		out.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
+		out.GetBody = nil
+		return out, opt, nil
+	}
+	req.Body.Close()
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	out.ContentLength = int64(len(body))
+	if opt.Tools == nil {
+		if tools, err := toolsieve.ParseTools(body); err == nil && tools.Len() > 0 {
+			opt.Tools = tools
+		}
+	}
+	return out, opt, nil
+}
+
+// RewriteResponse makes resp's body a Rewriter when resp is a successful,
+// uncompressed JSON or event-stream response, and returns the Rewriter
+// (nil when the response is left alone). The Content-Length header is
+// dropped, as the length changes.
+func RewriteResponse(resp *http.Response, api chat.API, opt toolsieve.Options) *chat.Rewriter {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || resp.Body == nil || resp.Body == http.NoBody {
+		return nil
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		mt, _, _ := mime.ParseMediaType(ct)
+		if mt != "text/event-stream" && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+			return nil
+		}
+	}
+	rw := chat.NewRewriter(resp.Body, api, opt)
+	resp.Body = rw
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Length")
+	return rw
+}
