@@ -165,6 +165,7 @@ func (s *anStream) blockStart(ev *sse.Event, data []byte) {
 	s.blocks[up] = b
 	cb, has := jsonspan.Lookup(data, s.ms, "content_block")
 	var initial []byte
+	s.bms = s.bms[:0]
 	if has {
 		if s.bms, ok = jsonspan.Members(data, cb.Start, s.bms[:0]); ok {
 			if m, has := jsonspan.Lookup(data, s.bms, "type"); has && string(jsonspan.StringBody(data, m)) == "text" {
@@ -177,6 +178,10 @@ func (s *anStream) blockStart(ev *sse.Event, data []byte) {
 		}
 	}
 	if !b.text {
+		if m, has := jsonspan.Lookup(data, s.bms, "type"); has && string(jsonspan.StringBody(data, m)) == "redacted_thinking" {
+			w.stats.Shown = true
+		}
+		w.showString(data, s.bms, "thinking")
 		b.out = s.out
 		s.out++
 		s.reindex(data, im, up, b.out)
@@ -204,12 +209,17 @@ func (s *anStream) blockDelta(ev *sse.Event, data []byte) {
 		w.out = append(w.out, ev.Raw...)
 		return
 	}
+	dm, has := jsonspan.Lookup(data, s.ms, "delta")
 	if !b.text {
+		if has {
+			if s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0]); ok {
+				w.showString(data, s.dms, "thinking")
+			}
+		}
 		s.reindex(data, im, up, b.out)
 		w.emitEdited(ev, s.edits)
 		return
 	}
-	dm, has := jsonspan.Lookup(data, s.ms, "delta")
 	if has {
 		s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0])
 		has = ok

@@ -20,7 +20,7 @@ type Input uint8
 // Input kinds.
 const (
 	// InputAuto is SSE when the body starts like an event stream (see
-	// LooksLikeSSE), else text.
+	// looksLikeSSE), else text.
 	InputAuto Input = iota
 	// InputText is the model's content itself.
 	InputText
@@ -28,11 +28,11 @@ const (
 	InputSSE
 )
 
-// LooksLikeSSE reports whether prefix starts like an event stream: after an
+// looksLikeSSE reports whether prefix starts like an event stream: after an
 // optional byte order mark and whitespace, a "data:", "event:", "id:",
 // "retry:" or comment (":") line. sure is false when prefix is too short
 // to tell (more input may change the answer).
-func LooksLikeSSE(prefix []byte) (isSSE, sure bool) {
+func looksLikeSSE(prefix []byte) (isSSE, sure bool) {
 	const bom = "\xEF\xBB\xBF"
 	p := prefix
 	switch {
@@ -164,7 +164,7 @@ func (c *ContentReader) final() error {
 // decide reads until the input kind is known.
 func (c *ContentReader) decide() error {
 	for {
-		if isSSE, sure := LooksLikeSSE(c.sniff); sure {
+		if isSSE, sure := looksLikeSSE(c.sniff); sure {
 			c.in = InputText
 			if isSSE {
 				c.in = InputSSE

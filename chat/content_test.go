@@ -16,29 +16,6 @@ import (
 	"github.com/toolsieve/toolsieve/chat/chattest"
 )
 
-func TestLooksLikeSSE(t *testing.T) {
-	for _, tc := range []struct {
-		in        string
-		sse, sure bool
-	}{
-		{"data: {}", true, true},
-		{"\xEF\xBB\xBF\n\nevent: x", true, true},
-		{": ping\n", true, true},
-		{"id: 1", true, true},
-		{"da", false, false},
-		{"\xEF\xBB", false, false},
-		{"  \n", false, false},
-		{"", false, false},
-		{"Hello", false, true},
-		{"<tool_call>", false, true},
-		{"dat x", false, true},
-	} {
-		sse, sure := chat.LooksLikeSSE([]byte(tc.in))
-		require.Equal(t, tc.sse, sse, "%q", tc.in)
-		require.Equal(t, tc.sure, sure, "%q", tc.in)
-	}
-}
-
 // collect runs Events and returns the cloned events.
 func collect(t *testing.T, r io.Reader) ([]toolsieve.Event, error) {
 	var out []toolsieve.Event

@@ -208,6 +208,9 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 		}
 	}
 	if hasDelta {
+		for _, k := range [...]string{"reasoning_content", "reasoning", "refusal"} {
+			s.w.showString(data, s.dms, k) // other channels pass through as they are
+		}
 		if m, has := jsonspan.Lookup(data, s.dms, "content"); has && jsonspan.IsString(data, m) {
 			contentM = m
 		}

@@ -50,6 +50,10 @@ type RewriteStats struct {
 	Unrecovered int
 	Refused     int // calls refused by strict mode (Options.Strict)
 	EmptyBlocks int // call wrappers holding no call
+	// Shown is set once the output holds text or reasoning that is not
+	// whitespace (the content of an event that went out, or of one being
+	// written): from then on a client has seen part of the answer.
+	Shown bool
 }
 
 // streamRewriter is the push-mode core shared by Rewriter, the Transport and
@@ -73,9 +77,10 @@ type streamRewriter struct {
 	closed  bool
 	stats   RewriteStats
 
-	out   []byte
-	data  []byte // scratch for edited event data
-	arena []byte // replacement values of the current event's edits
+	out     []byte
+	data    []byte // scratch for edited event data
+	scratch []byte // scratch for an unquoted value
+	arena   []byte // replacement values of the current event's edits
 }
 
 // keepQuoted returns b as a JSON string, kept in the arena until the next
@@ -130,6 +135,21 @@ func (w *streamRewriter) report(e *toolsieve.Event) {
 	}
 	if w.notify != nil {
 		w.notify(e)
+	}
+}
+
+// show notes text or reasoning that goes out (see RewriteStats.Shown).
+func (w *streamRewriter) show(text []byte) {
+	if !w.stats.Shown && !isBlank(text) {
+		w.stats.Shown = true
+	}
+}
+
+// showString notes the string value of member m of data going out.
+func (w *streamRewriter) showString(data []byte, ms []jsonspan.Member, key string) {
+	if m, ok := jsonspan.Lookup(data, ms, key); ok && !w.stats.Shown && jsonspan.IsString(data, m) {
+		w.scratch = jsonspan.AppendUnquoted(w.scratch[:0], data[m.Start:m.End])
+		w.show(w.scratch)
 	}
 }
 
@@ -360,6 +380,7 @@ func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, kind *runKind, buf 
 			}
 			*kind = runText
 			*buf = append(*buf, e.Text...)
+			w.show(e.Text)
 		case toolsieve.Reasoning:
 			if len(e.Raw) == 0 || len(e.Text) == 0 {
 				continue // separate channel (not from a parser) or a bare tag
@@ -370,6 +391,7 @@ func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, kind *runKind, buf 
 			}
 			*kind = runReasoning
 			*buf = append(*buf, e.Text...)
+			w.show(e.Text)
 		case toolsieve.ToolCall:
 			w.flushRun(s, kind, buf)
 			w.report(e)

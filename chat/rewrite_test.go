@@ -405,3 +405,30 @@ func TestRewriteGolden(t *testing.T) {
 	}
 	require.NotZero(t, n)
 }
+
+// TestRewriteShown: the rewriter reports when its output first holds text
+// or reasoning that is not whitespace, from the parser's text, from the
+// upstream's reasoning channel, or from Anthropic thinking; calls and blank
+// text do not count.
+func TestRewriteShown(t *testing.T) {
+	call := "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>"
+	reasoningChunk := "data: " + chattest.OpenAIChunk(`{"reasoning_content":"thinking it over"}`, "") + "\n\n"
+	for _, tc := range []struct {
+		name  string
+		in    []byte
+		shown bool
+	}{
+		{"openai call only", chattest.OpenAIStream([]string{"\n", call, "\n"}), false},
+		{"openai prose", chattest.OpenAIStream([]string{"Hi", " there"}), true},
+		{"openai reasoning channel", append([]byte(reasoningChunk), chattest.OpenAIStream([]string{call})...), true},
+		{"anthropic call only", chattest.AnthropicStream([]string{" ", call}), false},
+		{"anthropic prose before a call", chattest.AnthropicStream([]string{"Reading.", call}), true},
+		{"anthropic thinking block", []byte("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n" +
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hmm\"}}\n\n"), true},
+	} {
+		for _, chunk := range []int{1, 0} {
+			_, st := chattest.RewriteAll(t, tc.in, chat.APIAuto, toolsieve.Options{}, chunk)
+			require.Equal(t, tc.shown, st.Shown, "%s (chunk %d)", tc.name, chunk)
+		}
+	}
+}

@@ -66,6 +66,7 @@ func (f *textFeed) process(s textSink, c *textChan, evs []toolsieve.Event) (stop
 		if allText(evs) {
 			for i := range evs {
 				f.tb = append(f.tb, evs[i].Text...)
+				f.w.show(evs[i].Text)
 			}
 			return false
 		}

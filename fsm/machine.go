@@ -316,7 +316,7 @@ func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) }
 // plainStop marks the bytes that keep a chunk off the fast path: marker
 // triggers and '{' (text openers); newlines are looked at.
 var plainStop = func() (t [256]bool) {
-	t = lexer.Triggers
+	t = lexer.Triggers()
 	t['{'], t['\n'] = true, true
 	return t
 }()
@@ -404,7 +404,7 @@ func (m *Machine) writePlainLead(p []byte, atLine bool) bool {
 // valueStop marks the bytes that keep a chunk of a value off the fast
 // path: marker triggers and '>' (misspelt closers).
 var valueStop = func() (t [256]bool) {
-	t = lexer.Triggers
+	t = lexer.Triggers()
 	t['>'] = true
 	return t
 }()

@@ -170,8 +170,12 @@ func (l *Lexer) maxTag() int {
 	return DefaultMaxTag
 }
 
-// Triggers marks the bytes that may start a marker.
-var Triggers = [256]bool{'<': true, '[': true, '`': true}
+// triggers marks the bytes that may start a marker.
+var triggers = [256]bool{'<': true, '[': true, '`': true}
+
+// Triggers returns the table of the bytes that may start a marker, for
+// callers that scan for them (a copy: the lexer's own cannot change).
+func Triggers() [256]bool { return triggers }
 
 // Next returns the next token. ok is false when the chunk is used up and the
 // lexer needs more input; with atEOF set, held-back bytes are resolved
@@ -195,13 +199,13 @@ func (l *Lexer) Next(atEOF bool) (tok *Token, ok bool) {
 		return nil, false
 	}
 	c := l.src[l.pos]
-	if Triggers[c] {
+	if triggers[c] {
 		l.startMarker()
 		return l.continueMarker(atEOF)
 	}
 	// A run of text: find the next trigger with a table look-up per byte.
 	start, i := l.pos, l.pos+1
-	for i < len(l.src) && !Triggers[l.src[i]] {
+	for i < len(l.src) && !triggers[l.src[i]] {
 		i++
 	}
 	end := i

@@ -53,6 +53,10 @@ type Proxy struct {
 	Metrics *Metrics
 }
 
+// LogValue makes a logged proxy its upstream, without user info or query
+// (which may hold keys).
+func (p *Proxy) LogValue() slog.Value { return slog.StringValue(redactURL(p.Upstream)) }
+
 // NewProxy returns a proxy to upstream.
 func NewProxy(upstream *url.URL, opt toolsieve.Options) *Proxy {
 	return &Proxy{Upstream: upstream, Options: opt}
@@ -97,7 +101,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex, out, err := newChatExchange(r, lg.api, p.Options, p.Policy, p.Metrics)
 		if err != nil {
 			msg, what := "toolsieve: reading the request: "+err.Error(), "unreadable body"
-			var bh *BadHeaderError
+			var bh *badHeaderError
 			if errors.As(err, &bh) {
 				msg, what = err.Error(), "bad X-Toolsieve-* header"
 			}
@@ -246,9 +250,9 @@ func safeError(err error) string {
 	return err.Error()
 }
 
-// RedactURL returns u as scheme://host/path, without user info or query,
+// redactURL returns u as scheme://host/path, without user info or query,
 // for logs.
-func RedactURL(u *url.URL) string {
+func redactURL(u *url.URL) string {
 	if u == nil {
 		return ""
 	}

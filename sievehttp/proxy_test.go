@@ -89,7 +89,7 @@ func TestProxyLogsNoSecrets(t *testing.T) {
 	for _, secret := range []string{bearer, xkey, qkey, "SECRET"} {
 		require.NotContains(t, all, secret)
 	}
-	require.Equal(t, "http://127.0.0.1:1/p", RedactURL(&url.URL{Scheme: "http", User: url.UserPassword("u", "SECRET"), Host: "127.0.0.1:1", Path: "/p", RawQuery: "key=SECRET"}))
+	require.Equal(t, "http://127.0.0.1:1/p", redactURL(&url.URL{Scheme: "http", User: url.UserPassword("u", "SECRET"), Host: "127.0.0.1:1", Path: "/p", RawQuery: "key=SECRET"}))
 }
 
 // TestProxyToolsFromRequest: tools declared in the request enable the

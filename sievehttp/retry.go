@@ -8,9 +8,7 @@ package sievehttp
 // when its headers had to go out before it ended.
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,8 +21,6 @@ import (
 
 	"github.com/toolsieve/toolsieve"
 	"github.com/toolsieve/toolsieve/chat"
-	"github.com/toolsieve/toolsieve/internal/jsonspan"
-	"github.com/toolsieve/toolsieve/sse"
 )
 
 // maxHeldAnswer caps the bytes of an answer held back while a retry is
@@ -33,18 +29,18 @@ const maxHeldAnswer = 16 << 20
 
 // Retry reasons: the signals that make an answer bad.
 const (
-	RetryRunaway     = "runaway"     // the answer was cut by a runaway
-	RetryRefused     = "refused"     // strict mode refused a call
-	RetryUnrecovered = "unrecovered" // markup meant as a call did not become one
-	RetryEmptyBlock  = "empty_block" // a call wrapper with no call, and no call at all
+	retryRunaway     = "runaway"     // the answer was cut by a runaway
+	retryRefused     = "refused"     // strict mode refused a call
+	retryUnrecovered = "unrecovered" // markup meant as a call did not become one
+	retryEmptyBlock  = "empty_block" // a call wrapper with no call, and no call at all
 )
 
-// BadHeaderError is returned for a request whose X-Toolsieve-* headers
+// badHeaderError is returned for a request whose X-Toolsieve-* headers
 // cannot be read; the proxy answers it with status 400.
-type BadHeaderError struct{ Err error }
+type badHeaderError struct{ Err error }
 
-func (e *BadHeaderError) Error() string { return "toolsieve: " + e.Err.Error() }
-func (e *BadHeaderError) Unwrap() error { return e.Err }
+func (e *badHeaderError) Error() string { return "toolsieve: " + e.Err.Error() }
+func (e *badHeaderError) Unwrap() error { return e.Err }
 
 // chatExchange is one chat request under a policy, and what happened to it.
 type chatExchange struct {
@@ -67,49 +63,33 @@ type chatExchange struct {
 
 // newChatExchange reads req's body and resolves its settings. It returns
 // the request to send (the body replaced, cleaned when the settings say
-// so). Errors are a body that cannot be read or a *BadHeaderError.
+// so). Errors are a body that cannot be read or a *badHeaderError.
 func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, pol *Policy, m *Metrics) (*chatExchange, *http.Request, error) {
 	x := &chatExchange{api: api, policy: pol, metrics: m}
-	var body []byte
-	if req.Body != nil && req.Body != http.NoBody {
-		b, err := io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
-		if err != nil {
-			req.Body.Close()
-			return nil, nil, err
-		}
-		body = b
+	out, body, err := holdBody(req)
+	if err != nil {
+		return nil, nil, err
 	}
-	out := req.Clone(req.Context())
-	if len(body) > maxRequestBytes {
+	if body == nil && out.Body != nil && out.Body != http.NoBody {
 		// Too large to hold: forwarded as it comes, once, without its
 		// tools, model rule or history cleaning.
-		out.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
-		out.GetBody = nil
 		set, err := pol.Resolve("", req.Header)
 		if err != nil {
-			return nil, nil, &BadHeaderError{err}
+			return nil, nil, &badHeaderError{err}
 		}
 		set.Retries, set.CleanHistory = 0, false
 		x.set, x.opt = set, set.options(base)
 		return x, out, nil
 	}
-	if req.Body != nil && req.Body != http.NoBody {
-		req.Body.Close()
-	}
-	model, maxTokens := requestFields(body)
-	set, err := pol.Resolve(model, req.Header)
+	cr := chat.ReadRequest(body)
+	set, err := pol.Resolve(cr.Model, req.Header)
 	if err != nil {
-		return nil, nil, &BadHeaderError{err}
+		return nil, nil, &badHeaderError{err}
 	}
-	x.set, x.maxTokens = set, maxTokens
+	x.set, x.maxTokens = set, cr.MaxTokens
 	x.opt = set.options(base)
 	if x.opt.Tools == nil {
-		if tools, err := toolsieve.ParseTools(body); err == nil && tools.Len() > 0 {
-			x.opt.Tools = tools
-		}
+		x.opt.Tools = cr.Tools
 	}
 	if set.CleanHistory {
 		body, x.history = chat.CleanHistory(body, api, x.opt)
@@ -119,27 +99,11 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 		body = []byte{}
 	}
 	x.body = body
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	out.ContentLength = int64(len(body))
+	if out == req {
+		out = req.Clone(req.Context())
+	}
+	setBody(out, body)
 	return x, out, nil
-}
-
-// requestFields reads the model and the completion token cap of a request
-// body.
-func requestFields(body []byte) (model string, maxTokens int64) {
-	ms, _ := jsonspan.Members(body, 0, nil)
-	if m, ok := jsonspan.Lookup(body, ms, "model"); ok && jsonspan.IsString(body, m) {
-		model = string(jsonspan.AppendUnquoted(nil, body[m.Start:m.End]))
-	}
-	for _, k := range []string{"max_completion_tokens", "max_tokens"} {
-		if m, ok := jsonspan.Lookup(body, ms, k); ok {
-			if n, err := strconv.ParseInt(string(body[m.Start:m.End]), 10, 64); err == nil && n > 0 {
-				return model, n
-			}
-		}
-	}
-	return model, 0
 }
 
 // stripHeaders removes the X-Toolsieve-* request headers.
@@ -159,9 +123,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		out := req.Clone(ctx)
 		stripHeaders(out.Header)
 		if x.body != nil {
-			out.Body = io.NopCloser(bytes.NewReader(x.body))
-			out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(x.body)), nil }
-			out.ContentLength = int64(len(x.body))
+			setBody(out, x.body)
 		}
 		x.attempts++
 		resp, err := next(out)
@@ -179,7 +141,6 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		}
 		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt,
 			stream: isEventStream(resp.Header.Get("Content-Type"))}
-		a.watch.hold = x.set.HoldText
 		rw.Notify = a.event
 		canRetry := n < x.set.Retries && x.body != nil
 		if err := a.gate(ctx, canRetry); err != nil {
@@ -248,11 +209,10 @@ type attempt struct {
 	cnt    *countingBody
 	stream bool
 
-	buf       []byte // rewritten output held back
-	done      bool   // the rewriter reached its end
-	err       error  // the read error that ended it, if not io.EOF
-	committed bool   // something the client must see came out: no retry
-	watch     outputWatch
+	buf       []byte            // rewritten output held back
+	done      bool              // the rewriter reached its end
+	err       error             // the read error that ended it, if not io.EOF
+	committed bool              // something the client must see came out: no retry
 	pending   []toolsieve.Event // events of the held output, passed on at delivery
 	live      bool
 	runaway   string // the runaway's reason
@@ -271,7 +231,10 @@ func (a *attempt) event(e *toolsieve.Event) {
 }
 
 // gate reads the rewritten answer while a retry is possible: a document to
-// its end, a stream until it ends or shows something (see outputWatch). A
+// its end, a stream until it ends or shows something (RewriteStats.Shown;
+// with HoldText, to its end). Calls do not count: they are held back with
+// the rest until the end of the answer (they come at its end anyway, and a
+// loop often starts with a few calls). A
 // stream that cannot be retried is not held at all; a document always is,
 // so that its headers carry the signals.
 func (a *attempt) gate(ctx context.Context, canRetry bool) error {
@@ -283,7 +246,7 @@ func (a *attempt) gate(ctx context.Context, canRetry bool) error {
 		n, err := a.rw.Read(tmp)
 		if n > 0 {
 			a.buf = append(a.buf, tmp[:n]...)
-			if a.stream && a.watch.commits(tmp[:n]) || len(a.buf) > maxHeldAnswer {
+			if a.stream && !a.x.set.HoldText && a.rw.Stats().Shown || len(a.buf) > maxHeldAnswer {
 				a.committed = true
 				return nil
 			}
@@ -307,13 +270,13 @@ func (a *attempt) badReason() string {
 	st := a.rw.Stats()
 	switch {
 	case st.Runaway:
-		return RetryRunaway
+		return retryRunaway
 	case st.Refused > 0:
-		return RetryRefused
+		return retryRefused
 	case st.Unrecovered > 0:
-		return RetryUnrecovered
+		return retryUnrecovered
 	case st.EmptyBlocks > 0 && st.Calls+st.Native == 0:
-		return RetryEmptyBlock
+		return retryEmptyBlock
 	}
 	return ""
 }
@@ -415,81 +378,6 @@ func (b *answerBody) Read(p []byte) (int, error) {
 func (b *answerBody) Close() error {
 	b.a.finish(true)
 	return nil
-}
-
-// outputWatch tells, from a rewritten stream, when the client would get
-// text or reasoning that is not whitespace: then the answer must go out.
-// Calls do not count: they are held back with the rest until the end of
-// the answer (they come at its end anyway, and a loop often starts with a
-// few calls). With hold nothing counts: the answer is held to its end.
-type outputWatch struct {
-	dec  sse.Decoder
-	hold bool
-}
-
-// commits feeds output and reports whether it shows something.
-func (o *outputWatch) commits(p []byte) bool {
-	evs, _ := o.dec.Feed(p)
-	for i := range evs {
-		if evs[i].IsMessage() && o.shows(evs[i].Data) {
-			return true
-		}
-	}
-	return false
-}
-
-func (o *outputWatch) shows(data []byte) bool {
-	var v struct {
-		Type    string `json:"type"`
-		Choices []struct {
-			Delta map[string]json.RawMessage `json:"delta"`
-		} `json:"choices"`
-		ContentBlock *struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content_block"`
-		Delta *struct {
-			Type     string `json:"type"`
-			Text     string `json:"text"`
-			Thinking string `json:"thinking"`
-		} `json:"delta"`
-	}
-	if o.hold || json.Unmarshal(data, &v) != nil {
-		return false
-	}
-	text := func(s string) bool { return strings.TrimSpace(s) != "" }
-	for _, c := range v.Choices { // OpenAI
-		for k, raw := range c.Delta {
-			switch k {
-			case "content", "reasoning_content", "reasoning", "refusal":
-				var s string
-				if json.Unmarshal(raw, &s) == nil && text(s) {
-					return true
-				}
-			}
-		}
-	}
-	switch v.Type { // Anthropic
-	case "content_block_start":
-		if b := v.ContentBlock; b != nil {
-			switch b.Type {
-			case "text":
-				return text(b.Text)
-			case "redacted_thinking":
-				return true
-			}
-		}
-	case "content_block_delta":
-		if d := v.Delta; d != nil {
-			switch d.Type {
-			case "text_delta":
-				return text(d.Text)
-			case "thinking_delta":
-				return text(d.Thinking)
-			}
-		}
-	}
-	return false
 }
 
 // countingBody counts the bytes read from an upstream body and the SSE

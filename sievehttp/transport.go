@@ -133,34 +133,47 @@ func chatRequest(req *http.Request) (chat.API, bool) {
 // withTools reads the request body for its declared tools (unless opt
 // already has tools) and returns a request that sends the same body.
 func withTools(req *http.Request, opt toolsieve.Options) (*http.Request, toolsieve.Options, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return req, opt, nil
+	out, body, err := holdBody(req)
+	if err != nil || body == nil {
+		return out, opt, err
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
+	if opt.Tools == nil {
+		opt.Tools = chat.ReadRequest(body).Tools
+	}
+	return out, opt, nil
+}
+
+// holdBody reads req's body and returns a request that sends the same
+// bytes, with the body (nil when there is none, or when it is larger than
+// maxRequestBytes: then the request forwards it as it comes, once).
+func holdBody(req *http.Request) (out *http.Request, body []byte, err error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return req, nil, nil
+	}
+	body, err = io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
 	if err != nil {
 		req.Body.Close()
-		return nil, opt, err
+		return nil, nil, err
 	}
-	out := req.Clone(req.Context())
+	out = req.Clone(req.Context())
 	if len(body) > maxRequestBytes {
-		// Too large to hold: forward it as it comes, without its tools.
 		out.Body = struct {
 			io.Reader
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
 		out.GetBody = nil
-		return out, opt, nil
+		return out, nil, nil
 	}
 	req.Body.Close()
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	out.ContentLength = int64(len(body))
-	if opt.Tools == nil {
-		if tools, err := toolsieve.ParseTools(body); err == nil && tools.Len() > 0 {
-			opt.Tools = tools
-		}
-	}
-	return out, opt, nil
+	setBody(out, body)
+	return out, body, nil
+}
+
+// setBody makes req send body.
+func setBody(req *http.Request, body []byte) {
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.ContentLength = int64(len(body))
 }
 
 // RewriteResponse makes resp's body a Rewriter when resp is a successful,

@@ -153,7 +153,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := proxySignals()
 	defer stop()
-	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", sievehttp.RedactURL(up),
+	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", p,
 		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "metrics", *metrics)
 	proxyListening(ln.Addr())
 	served := make(chan error, 1)
