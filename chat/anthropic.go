@@ -1,6 +1,7 @@
 package chat
 
-// Anthropic Messages streams.
+// Anthropic Messages: streams, whole responses, content reading and history
+// cleaning (the anthropic codec).
 
 import (
 	"bytes"
@@ -627,4 +628,244 @@ func (s *anStream) finish(runaway bool) {
 	s.tmp = append(s.tmp, "}}"...)
 	s.w.emitEvent("message_delta", s.tmp)
 	s.w.emitEvent("message_stop", []byte(`{"type":"message_stop"}`))
+}
+
+// ---- whole responses, content reading and history ----
+
+// anthropic is the API's codec (see apiCodec).
+type anthropic struct{}
+
+func (anthropic) newStream(w *streamRewriter) apiStream {
+	s := &anStream{}
+	s.w = w
+	return s
+}
+
+func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
+	return w.rewriteAnthropicDoc(dst, doc)
+}
+
+func (anthropic) content(c *ContentReader, data []byte, ms []jsonspan.Member) { c.anthropic(data, ms) }
+
+func (anthropic) cleanMessage(h *historyCleaner, k int) { h.anthropic(k) }
+
+func (w *streamRewriter) rewriteAnthropicDoc(dst, doc []byte) ([]byte, bool) {
+	ms, els, ok := w.docArray(doc, "content")
+	if !ok {
+		return dst, false
+	}
+	var edits []jsonspan.Edit
+	calls := 0
+	for k, el := range els {
+		bms, ok := jsonspan.Members(doc, el.Start, nil)
+		if !ok {
+			continue
+		}
+		tm, has := jsonspan.Lookup(doc, bms, "type")
+		if !has || string(jsonspan.StringBody(doc, tm)) != "text" {
+			continue
+		}
+		xm, has := jsonspan.Lookup(doc, bms, "text")
+		if !has || !jsonspan.IsString(doc, xm) {
+			continue
+		}
+		text := jsonspan.AppendUnquoted(nil, doc[xm.Start:xm.End])
+		d, _ := w.parseDoc(text, true, k)
+		if len(d.pieces) == 1 && d.pieces[0].kind == runText && bytes.Equal(d.pieces[0].b, text) {
+			continue
+		}
+		calls += len(d.calls)
+		var repl []byte
+		first := true
+		for _, pc := range d.pieces {
+			switch pc.kind {
+			case runText:
+				if len(d.calls) > 0 && isBlank(pc.b) || len(pc.b) == 0 {
+					continue
+				}
+				if !first {
+					repl = append(repl, ',')
+				}
+				// The first text piece keeps the block's other fields.
+				if len(repl) == 0 {
+					repl = jsonspan.Splice(repl, doc[el.Start:el.End], []jsonspan.Edit{{Start: xm.Start - el.Start, End: xm.End - el.Start, Repl: jsonspan.AppendQuoted(nil, pc.b)}})
+				} else {
+					repl = jsonspan.AppendQuoted(append(repl, `{"type":"text","text":`...), pc.b)
+					repl = append(repl, '}')
+				}
+			case runReasoning:
+				if !first {
+					repl = append(repl, ',')
+				}
+				repl = jsonspan.AppendQuoted(append(repl, `{"type":"thinking","thinking":`...), pc.b)
+				repl = append(repl, `,"signature":""}`...)
+			default:
+				if !first {
+					repl = append(repl, ',')
+				}
+				repl = appendToolUse(repl, pc.call, true)
+			}
+			first = false
+		}
+		if len(repl) == 0 {
+			// The whole block was markup that made nothing: drop it with a comma.
+			if k+1 < len(els) {
+				edits = append(edits, jsonspan.Edit{Start: el.Start, End: els[k+1].Start, Repl: nil})
+			} else if k > 0 {
+				edits = append(edits, jsonspan.Edit{Start: els[k-1].End, End: el.End, Repl: nil})
+			} else {
+				edits = append(edits, jsonspan.Edit{Start: el.Start, End: el.End, Repl: nil})
+			}
+			continue
+		}
+		edits = append(edits, jsonspan.Edit{Start: el.Start, End: el.End, Repl: repl})
+	}
+	if calls > 0 {
+		if sm, has := jsonspan.Lookup(doc, ms, "stop_reason"); has && !keepsFinish(jsonspan.StringBody(doc, sm)) {
+			edits = append(edits, jsonspan.Edit{Start: sm.Start, End: sm.End, Repl: []byte(`"tool_use"`)})
+		}
+	}
+	if len(edits) == 0 {
+		return dst, false
+	}
+	jsonspan.SortEdits(edits)
+	return jsonspan.Splice(dst, doc, edits), true
+}
+
+func (c *ContentReader) anthropic(data []byte, ms []jsonspan.Member) {
+	tm, _ := jsonspan.Lookup(data, ms, "type")
+	if string(jsonspan.StringBody(data, tm)) != "content_block_delta" {
+		return
+	}
+	dm, has := jsonspan.Lookup(data, ms, "delta")
+	if !has {
+		return
+	}
+	dms, ok := jsonspan.Members(data, dm.Start, nil)
+	if !ok {
+		return
+	}
+	typ, _ := jsonspan.Lookup(data, dms, "type")
+	switch string(jsonspan.StringBody(data, typ)) {
+	case "text_delta":
+		if m, has := jsonspan.Lookup(data, dms, "text"); has && jsonspan.IsString(data, m) {
+			c.content = jsonspan.AppendUnquoted(c.content, data[m.Start:m.End])
+		}
+	case "thinking_delta":
+		if m, has := jsonspan.Lookup(data, dms, "thinking"); has && jsonspan.IsString(data, m) {
+			c.events = append(c.events, toolsieve.Event{Type: toolsieve.Reasoning, Text: jsonspan.AppendUnquoted(nil, data[m.Start:m.End]), Offset: -1})
+		}
+	}
+}
+
+func (h *historyCleaner) anthropic(k int) {
+	b := h.body
+	_, cm, ok := h.assistantContent(k)
+	if !ok {
+		return
+	}
+	var blocks []jsonspan.Span
+	var texts []cleaned
+	changed := false
+	own := map[string]bool{}
+	switch {
+	case jsonspan.IsString(b, cm):
+		c := h.clean(h.str(cm))
+		changed = c.markup
+		texts = append(texts, c)
+	case b[cm.Start] == '[':
+		blocks, _ = jsonspan.Elems(b, cm.Start, nil)
+		for _, bl := range blocks {
+			var c cleaned
+			bms, _ := jsonspan.Members(b, bl.Start, nil)
+			tm, _ := jsonspan.Lookup(b, bms, "type")
+			switch string(jsonspan.StringBody(b, tm)) {
+			case "text":
+				if xm, has := jsonspan.Lookup(b, bms, "text"); has && jsonspan.IsString(b, xm) {
+					c = h.clean(h.str(xm))
+					changed = changed || c.markup
+				}
+			case "tool_use":
+				if im, has := jsonspan.Lookup(b, bms, "id"); has {
+					own[string(h.str(im))] = true
+				}
+			}
+			texts = append(texts, c)
+		}
+	}
+	if !changed {
+		return
+	}
+	h.res.Messages++
+	// The tool results of the next user message.
+	var orphans []string
+	if rms, r := h.message(k + 1); r == "user" {
+		if rc, has := jsonspan.Lookup(b, rms, "content"); has && b[rc.Start] == '[' {
+			rels, _ := jsonspan.Elems(b, rc.Start, nil)
+			for _, re := range rels {
+				bms, _ := jsonspan.Members(b, re.Start, nil)
+				tm, _ := jsonspan.Lookup(b, bms, "type")
+				im, has := jsonspan.Lookup(b, bms, "tool_use_id")
+				if string(jsonspan.StringBody(b, tm)) == "tool_result" && has && !own[string(h.str(im))] {
+					orphans = append(orphans, string(h.str(im)))
+				}
+			}
+		}
+	}
+	var calls []toolsieve.Event
+	for _, c := range texts {
+		calls = append(calls, c.calls...)
+	}
+	out := h.pair(calls, orphans)
+
+	// The new content: each text block cleaned, followed by the calls
+	// recovered from it that got a result.
+	var content []byte
+	n := 0
+	add := func(piece []byte) {
+		if n > 0 {
+			content = append(content, ',')
+		}
+		n++
+		content = append(content, piece...)
+	}
+	seen := 0 // calls met so far; out holds the first len(out) of them
+	useCalls := func(c cleaned) {
+		for range c.calls {
+			if seen < len(out) {
+				add(appendToolUse(nil, out[seen], true))
+			}
+			seen++
+		}
+	}
+	content = append(content, '[')
+	if blocks == nil {
+		c := texts[0]
+		if !isBlank(c.text) {
+			add(jsonspan.AppendQuoted([]byte(`{"type":"text","text":`), c.text))
+			content = append(content, '}')
+		}
+		useCalls(c)
+	} else {
+		for i, bl := range blocks {
+			c := texts[i]
+			switch {
+			case !c.markup:
+				add(b[bl.Start:bl.End])
+			case !isBlank(c.text):
+				bms, _ := jsonspan.Members(b, bl.Start, nil)
+				xm, _ := jsonspan.Lookup(b, bms, "text")
+				add(jsonspan.Splice(nil, b[bl.Start:bl.End], []jsonspan.Edit{{Start: xm.Start - bl.Start, End: xm.End - bl.Start, Repl: jsonspan.AppendQuoted(nil, c.text)}}))
+			}
+			useCalls(c)
+		}
+	}
+	content = append(content, ']')
+	if n == 0 {
+		// Nothing left: the message goes (consecutive user turns are
+		// merged by the API).
+		h.edits = append(h.edits, dropElem(h.els, k))
+		return
+	}
+	h.edits = append(h.edits, jsonspan.Edit{Start: cm.Start, End: cm.End, Repl: content})
 }

@@ -1,9 +1,13 @@
 package chat
 
-// Provider APIs: which API a request or a response speaks. How each API's
-// streams and whole responses are rewritten is in stream_openai.go,
-// stream_anthropic.go and document.go, with the text feeding they share in
-// textfeed.go and the span scanner in jsonspan.go.
+// Provider APIs: which API a request or a response speaks, and the API
+// switch. Everything the package knows of one API (its streams, whole
+// responses, content reading and history) is in that API's file (openai.go,
+// anthropic.go), behind apiCodec; adding an API is one such file and an
+// entry in codecs (and in the names and detection below). The parts they
+// share: the rewriter (rewrite.go), text feeding (textfeed.go), documents
+// (document.go), content reading (content.go), history (history.go) and
+// the JSON span scanner (internal/jsonspan).
 //
 // The JSON is never decoded into structs and re-encoded: the rewriter finds
 // the byte spans of the fields it needs (content, finish_reason, index, ...)
@@ -13,10 +17,10 @@ package chat
 // scanner can assume well-formed JSON.
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/toolsieve/toolsieve/internal/jsonspan"
+	"github.com/toolsieve/toolsieve/sse"
 )
 
 // API is the wire dialect of a chat endpoint.
@@ -70,6 +74,38 @@ func APIForPath(path string) (api API, ok bool) {
 	return APIAuto, false
 }
 
+// apiCodec is what the package knows of one API.
+type apiCodec interface {
+	// newStream returns the rewriter of one of the API's event streams.
+	newStream(w *streamRewriter) apiStream
+	// rewriteDoc appends the rewritten form of a whole response to dst;
+	// ok is false when doc is not a response of the API.
+	rewriteDoc(w *streamRewriter, dst, doc []byte) (out []byte, ok bool)
+	// content takes the content and side events out of one stream event
+	// whose top-level members are ms.
+	content(c *ContentReader, data []byte, ms []jsonspan.Member)
+	// cleanMessage cleans message k of a request's history.
+	cleanMessage(h *historyCleaner, k int)
+}
+
+// apiStream rewrites the events of one stream.
+type apiStream interface {
+	event(ev *sse.Event)
+	// finish ends the stream: at its end, or after a runaway.
+	finish(runaway bool)
+}
+
+// codecs is the API switch.
+var codecs = [...]apiCodec{APIOpenAI: openAI{}, APIAnthropic: anthropic{}}
+
+// codec returns the API's codec, nil for APIAuto.
+func (a API) codec() apiCodec {
+	if int(a) < len(codecs) {
+		return codecs[a]
+	}
+	return nil
+}
+
 // detectEventAPI guesses the API of a stream from one of its events: the
 // Anthropic event names, or a JSON body with "choices" (OpenAI) or a "type"
 // of one of the Messages stream events (Anthropic).
@@ -79,7 +115,7 @@ func detectEventAPI(typ string, data []byte) API {
 		"message_delta", "message_stop":
 		return APIAnthropic
 	}
-	if !json.Valid(data) {
+	if !jsonspan.Valid(data) {
 		return APIAuto
 	}
 	ms, ok := jsonspan.Members(data, 0, nil)

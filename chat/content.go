@@ -5,7 +5,6 @@ package chat
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"iter"
 
@@ -195,7 +194,7 @@ func (c *ContentReader) extract(ev *sse.Event) ([]byte, []toolsieve.Event) {
 		return nil, nil
 	}
 	data := ev.Data
-	if !json.Valid(data) {
+	if !jsonspan.Valid(data) {
 		c.events = append(c.events, toolsieve.Event{Type: toolsieve.Error, Message: "malformed JSON in a stream event", Offset: ev.Offset})
 		return nil, c.events
 	}
@@ -211,77 +210,10 @@ func (c *ContentReader) extract(ev *sse.Event) ([]byte, []toolsieve.Event) {
 		c.events = append(c.events, toolsieve.Event{Type: toolsieve.Error, Message: msg, Offset: ev.Offset})
 		return nil, c.events
 	}
-	switch c.api {
-	case APIOpenAI:
-		c.openAI(data, ms)
-	case APIAnthropic:
-		c.anthropic(data, ms)
+	if cd := c.api.codec(); cd != nil {
+		cd.content(c, data, ms)
 	}
 	return c.content, c.events
-}
-
-func (c *ContentReader) openAI(data []byte, ms []jsonspan.Member) {
-	cm, has := jsonspan.Lookup(data, ms, "choices")
-	if !has {
-		return
-	}
-	els, _ := jsonspan.Elems(data, cm.Start, nil)
-	for _, el := range els {
-		cms, ok := jsonspan.Members(data, el.Start, nil)
-		if !ok {
-			continue
-		}
-		if im, has := jsonspan.Lookup(data, cms, "index"); has {
-			if i, _ := jsonspan.Int(data, im); i != 0 {
-				continue
-			}
-		}
-		dm, has := jsonspan.Lookup(data, cms, "delta")
-		if !has {
-			dm, has = jsonspan.Lookup(data, cms, "message")
-		}
-		if !has {
-			continue
-		}
-		dms, ok := jsonspan.Members(data, dm.Start, nil)
-		if !ok {
-			continue
-		}
-		for _, key := range []string{"reasoning_content", "reasoning"} {
-			if m, has := jsonspan.Lookup(data, dms, key); has && jsonspan.IsString(data, m) && m.End-m.Start > 2 {
-				c.events = append(c.events, toolsieve.Event{Type: toolsieve.Reasoning, Text: jsonspan.AppendUnquoted(nil, data[m.Start:m.End]), Offset: -1})
-			}
-		}
-		if m, has := jsonspan.Lookup(data, dms, "content"); has && jsonspan.IsString(data, m) {
-			c.content = jsonspan.AppendUnquoted(c.content, data[m.Start:m.End])
-		}
-	}
-}
-
-func (c *ContentReader) anthropic(data []byte, ms []jsonspan.Member) {
-	tm, _ := jsonspan.Lookup(data, ms, "type")
-	if string(jsonspan.StringBody(data, tm)) != "content_block_delta" {
-		return
-	}
-	dm, has := jsonspan.Lookup(data, ms, "delta")
-	if !has {
-		return
-	}
-	dms, ok := jsonspan.Members(data, dm.Start, nil)
-	if !ok {
-		return
-	}
-	typ, _ := jsonspan.Lookup(data, dms, "type")
-	switch string(jsonspan.StringBody(data, typ)) {
-	case "text_delta":
-		if m, has := jsonspan.Lookup(data, dms, "text"); has && jsonspan.IsString(data, m) {
-			c.content = jsonspan.AppendUnquoted(c.content, data[m.Start:m.End])
-		}
-	case "thinking_delta":
-		if m, has := jsonspan.Lookup(data, dms, "thinking"); has && jsonspan.IsString(data, m) {
-			c.events = append(c.events, toolsieve.Event{Type: toolsieve.Reasoning, Text: jsonspan.AppendUnquoted(nil, data[m.Start:m.End]), Offset: -1})
-		}
-	}
 }
 
 // Events parses the content of r (text, or an SSE chat response of either

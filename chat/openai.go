@@ -1,10 +1,10 @@
 package chat
 
-// OpenAI chat completion streams.
+// OpenAI chat completions: streams, whole responses, content reading and
+// history cleaning (the openAI codec).
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/toolsieve/toolsieve"
@@ -114,7 +114,7 @@ func (s *oaStream) event(ev *sse.Event) {
 // validEvent reports whether the data of a stream event is JSON; a
 // malformed event is reported and passed through.
 func (w *streamRewriter) validEvent(ev *sse.Event) bool {
-	if json.Valid(ev.Data) {
+	if jsonspan.Valid(ev.Data) {
 		return true
 	}
 	w.reportError("malformed JSON in a stream event; passed through", ev.Offset)
@@ -432,5 +432,264 @@ func (s *oaStream) finish(runaway bool) {
 	}
 	if runaway {
 		w.out = append(w.out, "data: [DONE]\n\n"...)
+	}
+}
+
+// ---- whole responses, content reading and history ----
+
+// openAI is the API's codec (see apiCodec).
+type openAI struct{}
+
+func (openAI) newStream(w *streamRewriter) apiStream {
+	s := &oaStream{}
+	s.w = w
+	return s
+}
+
+func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
+	return w.rewriteOpenAIDoc(dst, doc)
+}
+
+func (openAI) content(c *ContentReader, data []byte, ms []jsonspan.Member) { c.openAI(data, ms) }
+
+func (openAI) cleanMessage(h *historyCleaner, k int) { h.openAI(k) }
+
+func (w *streamRewriter) rewriteOpenAIDoc(dst, doc []byte) ([]byte, bool) {
+	_, els, ok := w.docArray(doc, "choices")
+	if !ok {
+		return dst, false
+	}
+	var edits []jsonspan.Edit
+	for k, el := range els {
+		cms, ok := jsonspan.Members(doc, el.Start, nil)
+		if !ok {
+			continue
+		}
+		mm, has := jsonspan.Lookup(doc, cms, "message")
+		if !has {
+			continue
+		}
+		mms, ok := jsonspan.Members(doc, mm.Start, nil)
+		if !ok {
+			continue
+		}
+		var d docParse
+		cont, hasContent := jsonspan.Lookup(doc, mms, "content")
+		if hasContent && jsonspan.IsString(doc, cont) {
+			text := jsonspan.AppendUnquoted(nil, doc[cont.Start:cont.End])
+			d, _ = w.parseDoc(text, false, k)
+			if !bytes.Equal(d.text, text) || len(d.calls) > 0 {
+				v := []byte("null")
+				if len(d.calls) == 0 || !isBlank(d.text) {
+					v = jsonspan.AppendQuoted(nil, d.text)
+				}
+				edits = append(edits, jsonspan.Edit{Start: cont.Start, End: cont.End, Repl: v})
+			}
+		}
+		if len(d.reasoning) > 0 {
+			if rm, has := jsonspan.Lookup(doc, mms, "reasoning_content"); has && jsonspan.IsString(doc, rm) {
+				r := jsonspan.AppendUnquoted(nil, doc[rm.Start:rm.End])
+				edits = append(edits, jsonspan.Edit{Start: rm.Start, End: rm.End, Repl: jsonspan.AppendQuoted(nil, append(r, d.reasoning...))})
+			} else if has {
+				edits = append(edits, jsonspan.Edit{Start: rm.Start, End: rm.End, Repl: jsonspan.AppendQuoted(nil, d.reasoning)})
+			} else {
+				edits = append(edits, jsonspan.InsertMember(mms, mm.End, "reasoning_content", jsonspan.AppendQuoted(nil, d.reasoning)))
+			}
+		}
+		// Native calls: markup arguments become JSON.
+		tm, hasTools := jsonspan.Lookup(doc, mms, "tool_calls")
+		var tels []jsonspan.Span
+		if hasTools {
+			tels, _ = jsonspan.Elems(doc, tm.Start, nil)
+			for _, te := range tels {
+				edits = w.nativeDocCall(doc, te, edits)
+			}
+		}
+		if len(d.calls) > 0 {
+			var arr []byte
+			for i, c := range d.calls {
+				if i > 0 || len(tels) > 0 {
+					arr = append(arr, ',')
+				}
+				arr = appendOpenAICall(arr, -1, c)
+			}
+			switch {
+			case hasTools && len(tels) > 0:
+				end := tels[len(tels)-1].End
+				edits = append(edits, jsonspan.Edit{Start: end, End: end, Repl: arr})
+			case hasTools:
+				edits = append(edits, jsonspan.Edit{Start: tm.Start, End: tm.End, Repl: append(append([]byte("["), arr...), ']')})
+			default:
+				edits = append(edits, jsonspan.InsertMember(mms, mm.End, "tool_calls", append(append([]byte("["), arr...), ']')))
+			}
+			if fm, has := jsonspan.Lookup(doc, cms, "finish_reason"); has && !keepsFinish(jsonspan.StringBody(doc, fm)) {
+				edits = append(edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"tool_calls"`)})
+			}
+		}
+	}
+	if len(edits) == 0 {
+		return dst, false
+	}
+	jsonspan.SortEdits(edits)
+	return jsonspan.Splice(dst, doc, edits), true
+}
+
+func (c *ContentReader) openAI(data []byte, ms []jsonspan.Member) {
+	cm, has := jsonspan.Lookup(data, ms, "choices")
+	if !has {
+		return
+	}
+	els, _ := jsonspan.Elems(data, cm.Start, nil)
+	for _, el := range els {
+		cms, ok := jsonspan.Members(data, el.Start, nil)
+		if !ok {
+			continue
+		}
+		if im, has := jsonspan.Lookup(data, cms, "index"); has {
+			if i, _ := jsonspan.Int(data, im); i != 0 {
+				continue
+			}
+		}
+		dm, has := jsonspan.Lookup(data, cms, "delta")
+		if !has {
+			dm, has = jsonspan.Lookup(data, cms, "message")
+		}
+		if !has {
+			continue
+		}
+		dms, ok := jsonspan.Members(data, dm.Start, nil)
+		if !ok {
+			continue
+		}
+		for _, key := range []string{"reasoning_content", "reasoning"} {
+			if m, has := jsonspan.Lookup(data, dms, key); has && jsonspan.IsString(data, m) && m.End-m.Start > 2 {
+				c.events = append(c.events, toolsieve.Event{Type: toolsieve.Reasoning, Text: jsonspan.AppendUnquoted(nil, data[m.Start:m.End]), Offset: -1})
+			}
+		}
+		if m, has := jsonspan.Lookup(data, dms, "content"); has && jsonspan.IsString(data, m) {
+			c.content = jsonspan.AppendUnquoted(c.content, data[m.Start:m.End])
+		}
+	}
+}
+
+func (h *historyCleaner) openAI(k int) {
+	b := h.body
+	ms, cm, ok := h.assistantContent(k)
+	if !ok {
+		return
+	}
+	// The texts: the content string, or its text parts.
+	var parts []jsonspan.Span
+	var texts []cleaned
+	changed := false
+	switch {
+	case jsonspan.IsString(b, cm):
+		c := h.clean(h.str(cm))
+		changed = c.markup
+		texts = append(texts, c)
+	case b[cm.Start] == '[':
+		parts, _ = jsonspan.Elems(b, cm.Start, nil)
+		for _, pt := range parts {
+			var c cleaned
+			pms, ok := jsonspan.Members(b, pt.Start, nil)
+			tm, _ := jsonspan.Lookup(b, pms, "type")
+			if xm, has := jsonspan.Lookup(b, pms, "text"); ok && has && string(jsonspan.StringBody(b, tm)) == "text" && jsonspan.IsString(b, xm) {
+				c = h.clean(h.str(xm))
+				changed = changed || c.markup
+			}
+			texts = append(texts, c)
+		}
+	}
+	if !changed {
+		return
+	}
+	h.res.Messages++
+	// The message's own native calls, and the tool results that follow.
+	own := map[string]bool{}
+	tm, hasTools := jsonspan.Lookup(b, ms, "tool_calls")
+	var tels []jsonspan.Span
+	if hasTools {
+		tels, _ = jsonspan.Elems(b, tm.Start, nil)
+		for _, te := range tels {
+			tms, _ := jsonspan.Members(b, te.Start, nil)
+			if im, has := jsonspan.Lookup(b, tms, "id"); has {
+				own[string(h.str(im))] = true
+			}
+		}
+	}
+	var orphans []string
+	for j := k + 1; ; j++ {
+		rms, r := h.message(j)
+		if r != "tool" {
+			break
+		}
+		if im, has := jsonspan.Lookup(b, rms, "tool_call_id"); has && !own[string(h.str(im))] {
+			orphans = append(orphans, string(h.str(im)))
+		}
+	}
+	var calls []toolsieve.Event
+	for _, c := range texts {
+		calls = append(calls, c.calls...)
+	}
+	out := h.pair(calls, orphans)
+	native := len(out)+len(tels) > 0
+
+	// The content.
+	var content []byte
+	if parts == nil {
+		if native && isBlank(texts[0].text) {
+			content = []byte("null")
+		} else {
+			content = jsonspan.AppendQuoted(nil, texts[0].text)
+		}
+	} else {
+		content = append(content, '[')
+		n := 0
+		for i, pt := range parts {
+			c := texts[i]
+			if c.markup && isBlank(c.text) {
+				continue
+			}
+			if n > 0 {
+				content = append(content, ',')
+			}
+			n++
+			if !c.markup {
+				content = append(content, b[pt.Start:pt.End]...)
+				continue
+			}
+			pms, _ := jsonspan.Members(b, pt.Start, nil)
+			xm, _ := jsonspan.Lookup(b, pms, "text")
+			content = jsonspan.Splice(content, b[pt.Start:pt.End], []jsonspan.Edit{{Start: xm.Start - pt.Start, End: xm.End - pt.Start, Repl: jsonspan.AppendQuoted(nil, c.text)}})
+		}
+		content = append(content, ']')
+		if n == 0 {
+			content = []byte(`""`)
+			if native {
+				content = []byte("null")
+			}
+		}
+	}
+	h.edits = append(h.edits, jsonspan.Edit{Start: cm.Start, End: cm.End, Repl: content})
+
+	// The calls.
+	if len(out) == 0 {
+		return
+	}
+	var arr []byte
+	for i, c := range out {
+		if i > 0 || len(tels) > 0 {
+			arr = append(arr, ',')
+		}
+		arr = appendOpenAICall(arr, -1, c)
+	}
+	switch {
+	case len(tels) > 0:
+		end := tels[len(tels)-1].End
+		h.edits = append(h.edits, jsonspan.Edit{Start: end, End: end, Repl: arr})
+	case hasTools:
+		h.edits = append(h.edits, jsonspan.Edit{Start: tm.Start, End: tm.End, Repl: append(append([]byte("["), arr...), ']')})
+	default:
+		h.edits = append(h.edits, jsonspan.InsertMember(ms, h.els[k].End, "tool_calls", append(append([]byte("["), arr...), ']')))
 	}
 }

@@ -71,9 +71,8 @@ type streamRewriter struct {
 	docOver bool   // the document outgrew maxDocBytes: pass through
 
 	dec     sse.Decoder
-	oa      oaStream
-	an      anStream
-	stopped bool // a runaway cut the stream: ignore further input
+	st      apiStream // the API's stream rewriter, once the API is known
+	stopped bool      // a runaway cut the stream: ignore further input
 	closed  bool
 	stats   RewriteStats
 
@@ -105,10 +104,7 @@ const (
 )
 
 func newStreamRewriter(api API, opt toolsieve.Options) *streamRewriter {
-	w := &streamRewriter{api: api, opt: opt}
-	w.oa.w = w
-	w.an.w = w
-	return w
+	return &streamRewriter{api: api, opt: opt}
 }
 
 // report passes an event to the notify hook and counts it.
@@ -264,11 +260,8 @@ func (w *streamRewriter) Close() {
 		evs, _ := w.dec.Close()
 		w.events(evs)
 		if !w.stopped {
-			switch w.api {
-			case APIOpenAI:
-				w.oa.finish(false)
-			case APIAnthropic:
-				w.an.finish(false)
+			if w.st != nil {
+				w.st.finish(false)
 			}
 		}
 	}
@@ -292,12 +285,12 @@ func (w *streamRewriter) events(evs []sse.Event) {
 		if w.api == APIAuto {
 			w.api = detectEventAPI(ev.Type, ev.Data)
 		}
-		switch w.api {
-		case APIOpenAI:
-			w.oa.event(ev)
-		case APIAnthropic:
-			w.an.event(ev)
-		default:
+		if w.st == nil && w.api.codec() != nil {
+			w.st = w.api.codec().newStream(w)
+		}
+		if w.st != nil {
+			w.st.event(ev)
+		} else {
 			w.out = append(w.out, ev.Raw...)
 		}
 	}
@@ -333,11 +326,8 @@ func (w *streamRewriter) rewriteDoc() {
 	if api == APIAuto {
 		api = detectEventAPI("", w.doc)
 	}
-	switch api {
-	case APIOpenAI:
-		out, ok = w.rewriteOpenAIDoc(w.out, w.doc)
-	case APIAnthropic:
-		out, ok = w.rewriteAnthropicDoc(w.out, w.doc)
+	if c := api.codec(); c != nil {
+		out, ok = c.rewriteDoc(w, w.out, w.doc)
 	}
 	if ok {
 		w.out = out
