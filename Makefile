@@ -33,9 +33,14 @@ bench:
 	$(GO) test ./bench -run '^$$' -bench . -benchtime $(BENCHTIME)
 	cd bench/peers && $(GO) test -run '^$$' -bench . -benchtime $(PEERS_BENCHTIME) -timeout 30m . | $(GO) run ./cmd/table
 
-# Runs every fuzz target of ./fuzz for FUZZTIME each.
+# Runs every fuzz target of ./fuzz, and of module e2e (the SSE decoder
+# against an independent decoder), for FUZZTIME each.
 fuzz:
 	@set -e; for t in $$($(GO) test ./fuzz -list '^Fuzz' | grep '^Fuzz'); do \
 		echo "== $$t ($(FUZZTIME))"; \
 		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s; \
+	done
+	@set -e; cd e2e; for t in $$($(GO) test . -list '^Fuzz' | grep '^Fuzz'); do \
+		echo "== e2e $$t ($(FUZZTIME))"; \
+		$(GO) test . -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s; \
 	done

@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/stretchr/testify v1.12.1
-	github.com/tmaxmax/go-sse v0.11.0
 	golang.org/x/text v0.43.0
 )
 

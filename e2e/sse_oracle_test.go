@@ -1,4 +1,4 @@
-package fuzz
+package e2e
 
 import (
 	"bytes"
