@@ -1,11 +1,12 @@
 package emitter
 
 import (
-	"encoding/json"
+	"bytes"
 	"slices"
 	"strconv"
 
 	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 	"github.com/toolsieve/toolsieve/internal/schema"
 )
 
@@ -223,9 +224,9 @@ func MissingRequired(t *schema.Tool, c *fsm.Call) bool {
 	if t == nil || len(t.Required) == 0 {
 		return false
 	}
-	var members map[string]json.RawMessage
-	if c.Params == nil && c.Args != nil {
-		_ = json.Unmarshal(c.Args, &members) // arguments that are not an object have none
+	var members []jsonspan.Member
+	if c.Params == nil && c.Args != nil && jsonspan.Valid(c.Args) {
+		members, _ = jsonspan.Members(c.Args, 0, nil) // arguments that are not an object have none
 	}
 	for _, k := range t.Required {
 		found := false
@@ -237,9 +238,23 @@ func MissingRequired(t *schema.Tool, c *fsm.Call) bool {
 				}
 			}
 		} else {
-			_, found = members[k]
+			found = hasKey(c.Args, members, k)
 		}
 		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// hasKey reports whether one of the members of doc is named key, escapes
+// in the member's name decoded.
+func hasKey(doc []byte, ms []jsonspan.Member, key string) bool {
+	for _, m := range ms {
+		if string(m.Key) == key {
+			return true
+		}
+		if bytes.IndexByte(m.Key, '\\') >= 0 && string(jsonspan.AppendUnquoted(nil, doc[m.KeyStart:m.KeyStart+len(m.Key)+2])) == key {
 			return true
 		}
 	}
