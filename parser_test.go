@@ -137,7 +137,7 @@ func checkOffsets(t *testing.T, events []Event, how string) {
 	}
 }
 
-// accounted rebuilds the input from the events (CONTRACT.md invariant 1).
+// accounted rebuilds the input from the events (docs/contract.md invariant 1).
 func accounted(events []Event) []byte {
 	var b bytes.Buffer
 	for _, e := range events {
@@ -228,7 +228,7 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-// TestPromptness checks CONTRACT.md invariant 3 on the fixtures whose calls
+// TestPromptness checks docs/contract.md invariant 3 on the fixtures whose calls
 // need no repair: fed one byte at a time, each call comes out of the Feed
 // that consumes the last byte of its markup, not later.
 func TestPromptness(t *testing.T) {

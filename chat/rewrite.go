@@ -550,7 +550,7 @@ func wholeChars(b []byte) bool {
 
 // Rewriter rewrites a chat response body as it is read: recovered tool
 // calls come out as native calls of the same API (see the package
-// documentation and CONTRACT.md). It reads the upstream body only when it is
+// documentation and docs/contract.md). It reads the upstream body only when it is
 // read itself, holds no goroutine, and on a runaway closes the upstream body
 // at once and ends its output cleanly.
 type Rewriter struct {

@@ -15,7 +15,7 @@ import (
 // Type is the kind of an event.
 type Type uint8
 
-// The event types of the contract (CONTRACT.md, "Events").
+// The event types of the contract (docs/contract.md, "Events").
 const (
 	Text Type = iota
 	Reasoning

@@ -216,7 +216,7 @@ func addParseCorpusSeeds(f *testing.F, dir string, limit int) {
 // tools (bit 0 of the seed), with MaxCallBytes 4096 or 256 (bit 4):
 //
 //   - no panic, no hang (10 s per input);
-//   - accounting (CONTRACT.md invariant 1): text of text events and raw of
+//   - accounting (docs/contract.md invariant 1): text of text events and raw of
 //     the others give back the input, as a prefix after every Feed and
 //     whole after Close, fed whole, in 1-byte chunks and in pieces derived
 //     from the seed;
