@@ -613,10 +613,9 @@ func (s *anStream) finish(runaway bool) {
 		}
 		b.stopped = true
 	}
-	reason := "end_turn"
-	if s.calls > 0 {
-		reason = "tool_use"
-	}
+	// The answer was cut short by a loop: as when the token limit cuts it
+	// (calls completed before the loop went out).
+	const reason = "max_tokens"
 	tokens := s.tokens
 	if len(tokens) == 0 {
 		tokens = []byte("0")
@@ -655,7 +654,7 @@ func (w *streamRewriter) rewriteAnthropicDoc(dst, doc []byte) ([]byte, bool) {
 		return dst, false
 	}
 	var edits []jsonspan.Edit
-	calls := 0
+	calls, cut := 0, false // cut: a runaway cut a text block
 	for k, el := range els {
 		bms, ok := jsonspan.Members(doc, el.Start, nil)
 		if !ok {
@@ -670,7 +669,8 @@ func (w *streamRewriter) rewriteAnthropicDoc(dst, doc []byte) ([]byte, bool) {
 			continue
 		}
 		text := jsonspan.AppendUnquoted(nil, doc[xm.Start:xm.End])
-		d, _ := w.parseDoc(text, true, k)
+		d, stop := w.parseDoc(text, true, k)
+		cut = cut || stop
 		if len(d.pieces) == 1 && d.pieces[0].kind == runText && bytes.Equal(d.pieces[0].b, text) {
 			continue
 		}
@@ -720,8 +720,11 @@ func (w *streamRewriter) rewriteAnthropicDoc(dst, doc []byte) ([]byte, bool) {
 		}
 		edits = append(edits, jsonspan.Edit{Start: el.Start, End: el.End, Repl: repl})
 	}
-	if calls > 0 {
-		if sm, has := jsonspan.Lookup(doc, ms, "stop_reason"); has && !keepsFinish(jsonspan.StringBody(doc, sm)) {
+	if sm, has := jsonspan.Lookup(doc, ms, "stop_reason"); has {
+		switch {
+		case cut:
+			edits = append(edits, jsonspan.Edit{Start: sm.Start, End: sm.End, Repl: []byte(`"max_tokens"`)})
+		case calls > 0 && !keepsFinish(jsonspan.StringBody(doc, sm)):
 			edits = append(edits, jsonspan.Edit{Start: sm.Start, End: sm.End, Repl: []byte(`"tool_use"`)})
 		}
 	}

@@ -423,11 +423,9 @@ func (s *oaStream) finish(runaway bool) {
 		s.endNative(ch, -1)
 		ch.closed = true
 		if runaway {
-			reason := "stop"
-			if ch.calls > 0 || len(ch.native) > 0 {
-				reason = "tool_calls"
-			}
-			s.synth(ch, []byte("{}"), reason)
+			// The answer was cut short by a loop: as when the token limit
+			// cuts it (calls completed before the loop went out).
+			s.synth(ch, []byte("{}"), "length")
 		}
 	}
 	if runaway {
@@ -474,10 +472,11 @@ func (w *streamRewriter) rewriteOpenAIDoc(dst, doc []byte) ([]byte, bool) {
 			continue
 		}
 		var d docParse
+		var cut bool // a runaway cut the content
 		cont, hasContent := jsonspan.Lookup(doc, mms, "content")
 		if hasContent && jsonspan.IsString(doc, cont) {
 			text := jsonspan.AppendUnquoted(nil, doc[cont.Start:cont.End])
-			d, _ = w.parseDoc(text, false, k)
+			d, cut = w.parseDoc(text, false, k)
 			if !bytes.Equal(d.text, text) || len(d.calls) > 0 {
 				v := []byte("null")
 				if len(d.calls) == 0 || !isBlank(d.text) {
@@ -522,9 +521,12 @@ func (w *streamRewriter) rewriteOpenAIDoc(dst, doc []byte) ([]byte, bool) {
 			default:
 				edits = append(edits, jsonspan.InsertMember(mms, mm.End, "tool_calls", append(append([]byte("["), arr...), ']')))
 			}
-			if fm, has := jsonspan.Lookup(doc, cms, "finish_reason"); has && !keepsFinish(jsonspan.StringBody(doc, fm)) {
+			if fm, has := jsonspan.Lookup(doc, cms, "finish_reason"); has && !cut && !keepsFinish(jsonspan.StringBody(doc, fm)) {
 				edits = append(edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"tool_calls"`)})
 			}
+		}
+		if fm, has := jsonspan.Lookup(doc, cms, "finish_reason"); has && cut {
+			edits = append(edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"length"`)})
 		}
 	}
 	if len(edits) == 0 {

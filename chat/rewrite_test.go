@@ -136,7 +136,8 @@ func TestRewriteRecorded(t *testing.T) {
 }
 
 // TestRewriteRunaway: the stream ends cleanly after a runaway, with the
-// calls recovered before it, and the upstream body is closed at once.
+// calls recovered before it and the finish reason of an answer cut by the
+// token limit, and the upstream body is closed at once.
 func TestRewriteRunaway(t *testing.T) {
 	loop := "Working.\n<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>\n"
 	content := strings.Repeat(loop, 200)
@@ -158,12 +159,12 @@ func TestRewriteRunaway(t *testing.T) {
 		if api == chat.APIOpenAI {
 			got := chattest.AccumulateOpenAI(t, out)
 			require.NotEmpty(t, got.Calls)
-			require.Equal(t, "tool_calls", got.Finish)
+			require.Equal(t, "length", got.Finish)
 			require.True(t, bytes.HasSuffix(out, []byte("data: [DONE]\n\n")))
 		} else {
 			got := chattest.AccumulateAnthropic(t, out)
 			require.NotEmpty(t, got.Calls)
-			require.Equal(t, "tool_use", got.Finish)
+			require.Equal(t, "max_tokens", got.Finish)
 			require.True(t, bytes.HasSuffix(out, []byte("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")))
 		}
 	}
@@ -439,5 +440,23 @@ func TestRewriteShown(t *testing.T) {
 			_, st := chattest.RewriteAll(t, tc.in, chat.APIAuto, toolsieve.Options{}, chunk)
 			require.Equal(t, tc.shown, st.Shown, "%s (chunk %d)", tc.name, chunk)
 		}
+	}
+}
+
+// TestRewriteDocRunaway: a whole response whose content ends in a loop
+// keeps the text before it, and says it was cut short as by the token
+// limit.
+func TestRewriteDocRunaway(t *testing.T) {
+	content := "Checking.\n<function_calls>\n" + strings.Repeat("<invoke name=\"read\">\n", 8)
+	for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic} {
+		doc, finish := chattest.OpenAIDoc(content), "length"
+		if api == chat.APIAnthropic {
+			doc, finish = chattest.AnthropicDoc(content), "max_tokens"
+		}
+		out, st := chattest.RewriteAll(t, doc, api, toolsieve.Options{}, 0)
+		require.True(t, st.Runaway, api.String())
+		got := chattest.AccumulateDoc(t, api, out)
+		require.Equal(t, finish, got.Finish, api.String())
+		require.Equal(t, "Checking.\n", got.Text, api.String())
 	}
 }
