@@ -3,6 +3,7 @@ module github.com/toolsieve/toolsieve/bench/peers
 go 1.26.8
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/ollama/ollama v0.17.4
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/toolsieve/toolsieve v0.0.0
