@@ -16,11 +16,16 @@ import (
 
 // Bad input must give events: never a panic, a hang or unbounded memory.
 // These tests feed malformed, hostile and huge inputs and check, at every
-// step, the bounds (Holding at most the call cap plus the longest marker)
+// step, the bounds (Holding at most the call cap plus the longest marker,
+// plus the calls held as a possible loop)
 // and, at the end, the accounting (invariant 1) by length and hash, so that
 // nothing large is kept. Run with -short to shrink the largest inputs.
 
 const robustMarker = 1024 // the longest marker the lexer holds back
+
+// robustHeld is how many calls, each within the cap, may be held as a
+// possible loop: the larger default runaway threshold.
+const robustHeld = 4
 
 // robustStream feeds one parser and checks it as it goes. Its methods
 // return the first failure as an error instead of calling t, so that the
@@ -121,8 +126,8 @@ func (s *robustStream) feed(chunk []byte) {
 	s.feeds++
 	h := s.p.Holding()
 	s.maxHold = max(s.maxHold, h)
-	if h > s.cap+robustMarker {
-		s.fail("after %d bytes: holding %d bytes, bound %d (cap %d + %d)", s.fed, h, s.cap+robustMarker, s.cap, robustMarker)
+	if bound := (1+robustHeld)*s.cap + robustMarker; h > bound {
+		s.fail("after %d bytes: holding %d bytes, bound %d (cap %d, %d held calls, + %d)", s.fed, h, bound, s.cap, robustHeld, robustMarker)
 	}
 	if s.runawayAt >= 0 {
 		s.holdAfterStop = max(s.holdAfterStop, h)
@@ -475,6 +480,9 @@ func TestRobustUnclosedCall(t *testing.T) {
 				t.Fatal(s.err)
 			}
 			t.Logf("max heap in use %d MiB", s.maxHeap>>20)
+			if s.maxHold > cap+robustMarker { // no call was held: one call in progress
+				t.Errorf("holding %d bytes, past the cap %d plus %d", s.maxHold, cap, robustMarker)
+			}
 			if s.runawayAt < 0 {
 				t.Fatalf("no runaway for an unclosed call of %d bytes (cap %d)", size, cap)
 			}

@@ -4,9 +4,12 @@
 //
 // A Parser consumes the content stream chunk by chunk, in any split, and
 // returns events as soon as they are known: text that cannot be markup is
-// passed on at once, and each tool call the moment its markup is complete.
+// passed on at once, and each tool call the moment its markup is complete
+// (a call that may belong to a loop waits until what follows shows it does
+// not; a loop's calls are never emitted, they end in the runaway's raw).
 // Work is linear in the input and memory is bounded by the largest call
-// (Options.MaxCallBytes) plus a small hold-back (the longest marker).
+// (Options.MaxCallBytes) plus a small hold-back (the longest marker), plus
+// the few calls held while they may belong to a loop.
 //
 // Every input byte ends up exactly once, in order, in a text event or in the
 // raw bytes of another event, so nothing is lost and markup that was not a
@@ -195,7 +198,9 @@ func (p *Parser) Close() []Event {
 }
 
 // Holding reports how many input bytes the parser holds back: a possible
-// marker's start, and the markup of a call in progress.
+// marker's start, the markup of a call in progress, and calls held while
+// they may belong to a loop (at most the larger of the openers and
+// repeated-calls thresholds, each within MaxCallBytes).
 func (p *Parser) Holding() int { return p.m.Holding() }
 
 // Parse runs a parser over a whole input and returns all its events.

@@ -19,6 +19,9 @@ type Type uint8
 const (
 	Text Type = iota
 	Reasoning
+	// ToolCallStart is an early signal: a call's name is known. A call
+	// whose start was sent may turn out to belong to a loop: a runaway
+	// cancels every started call that has no tool_call yet, and none follows.
 	ToolCallStart
 	ToolCall
 	Discard

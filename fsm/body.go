@@ -108,7 +108,8 @@ func (m *Machine) closeSegment(end int) {
 		return // the unit's header (gigachat3 `function call`)
 	}
 	if len(s) <= maxStrayWord && isWord(s) {
-		return // a stray word line (`court`): kept in the markup
+		m.strayWord() // a stray word line (`court`): kept in the markup
+		return
 	}
 	switch {
 	case m.lv == lvBlock && m.blk.calls == 0:
@@ -413,6 +414,7 @@ func (m *Machine) writeJSON(b []byte) int {
 // value is complete.
 func (m *Machine) jsonEnded() {
 	if m.lv == lvCall && m.call.done && m.call.spec.ends {
+		m.openers = 0 // its end closes it
 		m.completeCall(len(m.buf), 0)
 	}
 }
@@ -587,20 +589,12 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		m.emitEnvelopes(end)
 		return
 	}
-	name := m.nameOf(m.call.name)
-	if len(name) == 0 {
-		m.sink.Error("tool call markup without a tool name", m.bufOff)
-		m.flushText(end)
-		m.call = call{loose: -1}
-		m.lv = lvBlock
-		return
-	}
 	if a := bytes.TrimSpace(m.call.args); len(a) > 0 && a[0] != '{' { // arguments must be an object
 		m.call.args = nil
 		m.call.repairs |= RJSONRepaired
 	}
 	c := &m.out
-	*c = Call{Dialect: m.call.spec.Name, Name: name, Repairs: m.call.repairs, Raw: m.buf[:end], Offset: m.bufOff}
+	*c = Call{Dialect: m.call.spec.Name, Name: m.nameOf(m.call.name), Repairs: m.call.repairs, Raw: m.buf[:end], Offset: m.bufOff}
 	if m.call.id.b > m.call.id.a {
 		c.ID = m.nameOf(m.call.id)
 	}
@@ -613,19 +607,23 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	} else {
 		c.Args = m.call.args
 	}
-	sum := callSum(c)
-	if m.call.spec.shape == shEnvelope && m.blk.calls > 0 && sum == m.lastCall {
+	if len(c.Name) == 0 {
+		if m.unnamed(c) {
+			m.call = call{loose: -1}
+			m.lv = lvBlock
+		}
+		return
+	}
+	if m.call.spec.shape == shEnvelope && m.blk.calls > 0 && callSum(c) == m.lastCall {
 		// {"name":..}{"name":..}: the same object twice in one block; the first was kept.
 		m.flushDiscard(end, DiscardDuplicateValue)
 		m.call = call{loose: -1}
 		m.lv = lvBlock
 		return
 	}
-	if m.repeated(sum) {
-		m.runaway(RunawayRepeatedCall)
+	if !m.report(c, m.call.byOpener) {
 		return
 	}
-	m.sink.Call(c)
 	m.shift(end)
 	m.blk.calls++
 	m.call = call{loose: -1}
@@ -643,47 +641,16 @@ func (m *Machine) emitEnvelopes(end int) {
 		if i == 0 {
 			c.Raw = m.buf[:end]
 		}
-		if m.repeated(callSum(c)) {
-			m.runaway(RunawayRepeatedCall)
+		if !m.report(c, m.call.byOpener) {
 			return
 		}
-		m.sink.Call(c)
+		if i == 0 {
+			m.shift(end) // reported: a runaway at a later call does not report them again
+		}
 	}
-	m.shift(end)
 	m.blk.calls += len(envs)
 	m.call = call{loose: -1}
 	m.lv = lvBlock
-}
-
-// callSum fingerprints a call's name and arguments (FNV-1a, no allocation).
-func callSum(c *Call) uint64 {
-	h := uint64(14695981039346656037)
-	add := func(b []byte) {
-		for _, x := range b {
-			h = (h ^ uint64(x)) * 1099511628211
-		}
-		h *= 1099511628211 // a zero byte between fields (x ^ 0 == x)
-	}
-	add(c.Name)
-	add(c.Args)
-	for _, p := range c.Params {
-		add(p.Name)
-		add(p.Value)
-	}
-	return h
-}
-
-// repeated reports whether the call with fingerprint sum is the same as the
-// ones before it, more times in a row than the runaway limit allows.
-func (m *Machine) repeated(sum uint64) bool {
-	if sum == m.lastCall && m.callCount > 0 {
-		m.repeats++
-	} else {
-		m.repeats = 0
-	}
-	m.lastCall = sum
-	m.callCount++
-	return m.repeats >= m.opt.Runaway.RepeatedCalls
 }
 
 // eof closes whatever is open at the end of input.

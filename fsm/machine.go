@@ -81,11 +81,13 @@ type Options struct {
 // the defaults documented on each field.
 type RunawayLimits struct {
 	// OpenersWithoutCloser: call openers in a row with no call closer
-	// between them (default 3; the next one is a runaway).
+	// between them (default 3; the next one is a runaway). Stray word lines
+	// in markup (`court`, a mangled opener) in a row count against it too.
 	OpenersWithoutCloser int
 	// NestedBlocks: block openers inside an open block (default 2).
 	NestedBlocks int
-	// RepeatedCalls: identical calls in a row (default 4; the next is a runaway).
+	// RepeatedCalls: identical calls in a row (default 4; the next is a
+	// runaway). The repeats are held meanwhile (loops.go).
 	RepeatedCalls int
 	// StrayClosers: orphan closers in a row with only whitespace between (default 5).
 	StrayClosers int
@@ -150,6 +152,7 @@ type block struct {
 	calls    int  // calls completed in this block
 	muted    int  // calls of disabled dialects passed on as text
 	nested   int  // block openers seen inside it
+	words    int  // stray word lines since a call last opened in it (loops.go)
 }
 
 // pspan is a parameter: its name in m.names, its value in m.buf.
@@ -177,6 +180,8 @@ type call struct {
 	loose   int    // start of loose text in m.buf, -1 if none
 	kv      keyVal // key/value arguments
 	hdr     hdrState
+	// byOpener: closed only by the next opener, it may belong to a loop (loops.go)
+	byOpener bool
 }
 
 // keyVal is a key waiting for its value (key/value dialects).
@@ -259,6 +264,7 @@ type Machine struct {
 	ix   dialectIndex
 	sink Sink
 	lex  lexer.Lexer
+	loop loopHold // sink is &loop: calls that may belong to a loop wait there
 
 	lv    level
 	code  codeState
@@ -305,13 +311,16 @@ type Machine struct {
 // New returns a machine that reports to sink.
 func New(opt Options, sink Sink) *Machine {
 	opt.withDefaults()
-	m := &Machine{opt: opt, ix: newIndex(&opt), sink: sink, atLine: true}
+	m := &Machine{opt: opt, ix: newIndex(&opt), atLine: true}
+	m.loop = newLoopHold(sink, &opt)
+	m.sink = &m.loop
 	m.call.loose = -1
 	return m
 }
 
-// Holding reports how many input bytes are held back and not yet reported.
-func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) }
+// Holding reports how many input bytes are held back and not yet reported:
+// a possible marker, the markup in progress and calls held as a possible loop.
+func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) + m.loop.holding() }
 
 // plainStop marks the bytes that keep a chunk off the fast path: marker
 // triggers and '{' (text openers); newlines are looked at.
@@ -345,7 +354,7 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 // no state: the caller then reports p as text itself, without the sink.
 // Otherwise it consumes nothing and the caller uses Write.
 func (m *Machine) WritePlain(p []byte) bool {
-	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.strays != 0 || len(p) == 0 {
+	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.strays != 0 || len(p) == 0 || m.loop.busy() {
 		return false
 	}
 	nl := -1
@@ -452,6 +461,7 @@ func (m *Machine) Close() {
 		m.token(t)
 	}
 	m.eof()
+	m.loop.release() // the end of input: no loop
 }
 
 func (m *Machine) token(t *lexer.Token) {

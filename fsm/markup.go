@@ -215,6 +215,7 @@ func (m *Machine) openCall(t *lexer.Token, s *Spec, rep Repairs) {
 		return
 	}
 	m.call = call{open: infoOf(t), start: len(m.buf) - len(t.Raw), repairs: rep, loose: -1}
+	m.blk.words = 0
 	m.setDialect(s)
 	if m.blk.open.variant || m.blk.variants&specSet(s) != 0 {
 		m.call.repairs |= RMarkerVariant
@@ -326,6 +327,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 			return
 		}
 		m.looseValue(tokStart)
+		m.call.byOpener = true
 		m.completeCall(tokStart, RMissingCloser)
 		if m.lv == lvBlock {
 			m.tagInBlock(t, 0)
@@ -338,6 +340,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 			return
 		}
 		m.looseValue(tokStart)
+		m.call.byOpener = true
 		m.completeCall(tokStart, RMissingCloser)
 		m.reopen(t)
 	}

@@ -73,9 +73,9 @@ const (
 
 	// Runaway reasons.
 	RunawayCallTooLarge    // one call outgrew Options.MaxCall
-	RunawayUnclosedOpeners // more call openers without a closer than allowed
+	RunawayUnclosedOpeners // more call openers without a closer than allowed (a stray opener word line counts)
 	RunawayNestedBlocks    // more block openers inside a block than allowed
-	RunawayRepeatedCall    // the same call more times in a row than allowed
+	RunawayRepeatedCall    // the same call, or the same call markup without a name, more times in a row than allowed
 	RunawayStrayClosers    // more stray closers in a row than allowed
 
 	// Error reasons.

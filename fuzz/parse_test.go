@@ -24,8 +24,11 @@ const (
 	parseMaxCall   = 4096
 	parseSmallCall = 256
 	// parseMaxMarker is the longest marker: Holding after every Feed is at
-	// most this plus the call cap.
+	// most this plus the call cap, plus the calls held as a possible loop.
 	parseMaxMarker = 1024
+	// parseHeldCalls is how many calls may be held as a possible loop, each
+	// within the cap: the larger default runaway threshold.
+	parseHeldCalls = 4
 	// parseCorpusSeeds is how many files each go-fuzz-corpus folder gives.
 	parseCorpusSeeds = 100
 	// parseHang is how long one input may take before it counts as a hang.
@@ -93,7 +96,7 @@ func parseRun(opt toolsieve.Options, data []byte, pieces [][]byte, how string) (
 		if err := take(p.Feed(c), fmt.Sprintf("feed %d", i)); err != nil {
 			return out, err
 		}
-		if h, bound := p.Holding(), parseMaxMarker+opt.MaxCallBytes; h > bound {
+		if h, bound := p.Holding(), parseMaxMarker+(1+parseHeldCalls)*opt.MaxCallBytes; h > bound {
 			return out, fmt.Errorf("%s, feed %d: holding %d bytes, bound %d", how, i, h, bound)
 		}
 	}
@@ -224,7 +227,8 @@ func addParseCorpusSeeds(f *testing.F, dir string, limit int) {
 //     and dialect, and the concatenated text, are the same for the three
 //     ways of feeding;
 //   - bounds (invariant 4): after every Feed, Holding() is at most
-//     1024 + MaxCallBytes; every tool_call's arguments are a JSON object.
+//     1024 + 5 × MaxCallBytes (the call in progress and up to 4 calls held
+//     as a possible loop); every tool_call's arguments are a JSON object.
 //
 // Seeds: every fixture input of ../testdata/cases, and up to 100 files of
 // each of the xml and htmltemplate corpora of ../../shared/go-fuzz-corpus

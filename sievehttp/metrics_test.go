@@ -77,7 +77,7 @@ func TestMetricsCount(t *testing.T) {
 		`toolsieve_requests_total{api="openai"}`:                               4,
 		`toolsieve_requests_total{api="anthropic"}`:                            1,
 		`toolsieve_requests_total{api="other"}`:                                1,
-		`toolsieve_recovered_calls_total{dialect="dsml"}`:                      4, // requests 0 and 3, and two calls of the loop passed on in 4
+		`toolsieve_recovered_calls_total{dialect="dsml"}`:                      2, // requests 0 and 3; the loop in 4 passes no call on
 		`toolsieve_refused_calls_total`:                                        1,
 		`toolsieve_runaways_total{reason="unclosed_openers"}`:                  2,
 		`toolsieve_retries_total{reason="runaway"}`:                            1,
@@ -85,7 +85,7 @@ func TestMetricsCount(t *testing.T) {
 		`toolsieve_history_messages_rewritten_total`:                           1,
 		`toolsieve_history_calls_total`:                                        0,
 		`toolsieve_history_calls_dropped_total`:                                0,
-		`toolsieve_call_repairs_total{dialect="dsml",repair="missing_closer"}`: 2,
+		`toolsieve_call_repairs_total{dialect="dsml",repair="missing_closer"}`: 0,
 	} {
 		require.Equal(t, want, m[name], name)
 	}

@@ -1,0 +1,96 @@
+package fsm
+
+// The loop detector's decisions about completed calls. A loop must never
+// reach the sink as calls, so a call that may belong to one is held
+// (loopHold, hold.go) until what follows shows it does not:
+//   - a call closed only by the next call or wrapper opener (the
+//     missing_closer of a sibling): a loop of openers looks like that
+//     until the openers limit cuts it;
+//   - a call that repeats the one before it (same name, same arguments):
+//     the first is reported, its repeats wait until something else comes,
+//     and are part of the runaway when they reach the repeated-calls limit.
+// The same call without a name again and again, and a mangled opener word
+// on line after line of markup, are loops too.
+
+// report passes completed call c on, or holds it when it may belong to a
+// loop (byOpener: it was closed only by the next opener). It reports false
+// when c was one repeat too many: the machine stopped at a runaway.
+func (m *Machine) report(c *Call, byOpener bool) bool {
+	sum := callSum(c)
+	again := m.callCount > 0 && sum == m.lastCall
+	if m.repeated(sum) {
+		m.runaway(RunawayRepeatedCall)
+		return false
+	}
+	if byOpener || again {
+		m.loop.holdCall(c)
+	} else {
+		m.sink.Call(c)
+	}
+	return true
+}
+
+// errUnnamed is the error for call markup that names no tool.
+const errUnnamed = "tool call markup without a tool name"
+
+// unnamed gives the markup of call c, which names no tool, back as text
+// with an error. Repeated, it counts as a repeated call: its repeats are
+// held, and past the limit they are a runaway. It reports false when the
+// machine stopped.
+func (m *Machine) unnamed(c *Call) bool {
+	sum := callSum(c)
+	again := m.callCount > 0 && sum == m.lastCall
+	if m.repeated(sum) {
+		m.runaway(RunawayRepeatedCall)
+		return false
+	}
+	if !again {
+		m.sink.Error(errUnnamed, m.bufOff)
+		m.flushText(len(c.Raw))
+		return true
+	}
+	m.loop.holdUnnamed(errUnnamed, m.bufOff, c.Raw)
+	m.shift(len(c.Raw))
+	return true
+}
+
+// strayWord counts a stray word line kept in markup (`court` where an
+// opener belongs). More in a row, with no call opened between them, than
+// the openers limit allows are a loop of a mangled opener.
+func (m *Machine) strayWord() {
+	m.blk.words++
+	if m.blk.words > m.opt.Runaway.OpenersWithoutCloser {
+		m.runaway(RunawayUnclosedOpeners)
+	}
+}
+
+// callSum fingerprints a call's name and arguments (FNV-1a, no allocation).
+func callSum(c *Call) uint64 {
+	h := uint64(14695981039346656037)
+	add := func(b []byte) {
+		for _, x := range b {
+			h = (h ^ uint64(x)) * 1099511628211
+		}
+		h *= 1099511628211 // a zero byte between fields (x ^ 0 == x)
+	}
+	add(c.Name)
+	add(c.Args)
+	for _, p := range c.Params {
+		add(p.Name)
+		add(p.Value)
+	}
+	return h
+}
+
+// repeated reports whether the call with fingerprint sum is the same as the
+// ones before it, more times in a row than the runaway limit allows.
+func (m *Machine) repeated(sum uint64) bool {
+	if sum == m.lastCall && m.callCount > 0 {
+		m.repeats++
+	} else {
+		m.repeats = 0
+	}
+	m.lastCall = sum
+	m.callCount++
+	return m.repeats >= m.opt.Runaway.RepeatedCalls
+}
