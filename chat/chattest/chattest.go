@@ -161,6 +161,8 @@ type Response struct {
 	// Segments are the text blocks (Anthropic) in order.
 	Segments []string
 	Usage    string
+	// Runaway is set by Expected when the content ends in a loop.
+	Runaway bool
 }
 
 // AccumulateOpenAI puts an OpenAI stream (choice 0) together, checking
@@ -343,6 +345,7 @@ func Expected(content string, opt toolsieve.Options) Response {
 			seg = ""
 		case toolsieve.Runaway:
 			a.Segments = append(a.Segments, seg)
+			a.Runaway = true
 			return a
 		}
 	}
@@ -414,18 +417,24 @@ func CheckResponse(t testing.TB, api chat.API, content string, opt toolsieve.Opt
 	SameCalls(t, want.Calls, got.Calls, msg)
 	if api == chat.APIAnthropic {
 		require.Equal(t, NonBlank(want.Segments), NonBlank(got.Segments), "%s: text", msg)
-		if len(want.Calls) > 0 {
+		switch {
+		case want.Runaway: // cut short, as by the token limit
+			require.Equal(t, "max_tokens", got.Finish, msg)
+		case len(want.Calls) > 0:
 			require.Equal(t, "tool_use", got.Finish, msg)
-		} else {
+		default:
 			require.Equal(t, "end_turn", got.Finish, msg)
 		}
 	} else {
 		if !(got.Text == "" && len(want.Calls) > 0 && strings.TrimSpace(want.Text) == "") {
 			require.Equal(t, want.Text, got.Text, "%s: text", msg)
 		}
-		if len(want.Calls) > 0 {
+		switch {
+		case want.Runaway:
+			require.Equal(t, "length", got.Finish, msg)
+		case len(want.Calls) > 0:
 			require.Equal(t, "tool_calls", got.Finish, msg)
-		} else {
+		default:
 			require.Equal(t, "stop", got.Finish, msg)
 		}
 	}
