@@ -376,3 +376,59 @@ func TestE2EFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestE2ELoopsRunNothing: through the proxy, as the SDKs see it, a DSML
+// block-and-invoke loop hands the agent no call and ends as if cut by the
+// token limit, and sixty identical calls hand it one call (issue 11).
+func TestE2ELoopsRunNothing(t *testing.T) {
+	chattest.NoLeaks(t)
+	env := newE2E(t)
+	ctx := context.Background()
+	oc := openAIClient(t, env.proxy.URL+"/v1/")
+	ac := anthropicClient(t, env.proxy.URL)
+	dsmlLoop := "Running it.\n" + strings.Repeat("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"bash\">\n", 400)
+	call := "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>\n"
+	for _, tc := range []struct {
+		name, content string
+		calls         int
+		text          string // the text before the loop
+	}{
+		{"dsml loop", dsmlLoop, 0, "Running it."},
+		{"sixty identical calls", strings.Repeat(call, 60), 1, ""},
+	} {
+		type run func(context.Context) (chattest.Response, error)
+		for _, r := range []struct {
+			api  chat.API
+			name string
+			do   run
+		}{
+			{chat.APIOpenAI, "openai stream", func(ctx context.Context) (chattest.Response, error) {
+				return openAIStreamed(ctx, oc, "echo", tc.content)
+			}},
+			{chat.APIOpenAI, "openai", func(ctx context.Context) (chattest.Response, error) {
+				return openAIUnary(ctx, oc, "echo", tc.content)
+			}},
+			{chat.APIAnthropic, "anthropic stream", func(ctx context.Context) (chattest.Response, error) {
+				return anthropicStreamed(ctx, ac, "echo", tc.content)
+			}},
+			{chat.APIAnthropic, "anthropic", func(ctx context.Context) (chattest.Response, error) {
+				return anthropicUnary(ctx, ac, "echo", tc.content)
+			}},
+		} {
+			msg := tc.name + ", " + r.name
+			got, err := r.do(ctx)
+			require.NoError(t, err, msg)
+			require.Len(t, got.Calls, tc.calls, msg)
+			for _, c := range got.Calls {
+				require.Equal(t, "bash", c.Name, msg)
+				require.JSONEq(t, `{"command":"ls"}`, c.Args, msg)
+			}
+			finish := "length"
+			if r.api == chat.APIAnthropic {
+				finish = "max_tokens"
+			}
+			require.Equal(t, finish, got.Finish, msg)
+			require.Equal(t, strings.TrimSpace(tc.text), strings.TrimSpace(got.Text), msg)
+		}
+	}
+}
