@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -429,6 +430,66 @@ func TestE2ELoopsRunNothing(t *testing.T) {
 			}
 			require.Equal(t, finish, got.Finish, msg)
 			require.Equal(t, strings.TrimSpace(tc.text), strings.TrimSpace(got.Text), msg)
+		}
+	}
+}
+
+// TestE2EPolicyThroughSDKs: under the built-in family rules, a model named
+// like DeepSeek that writes Qwen3-Coder markup gets one native call; a call
+// that lacks a parameter its declared tool requires runs in lenient mode
+// and stays text in strict mode (issue 11).
+func TestE2EPolicyThroughSDKs(t *testing.T) {
+	chattest.NoLeaks(t)
+	up := chattest.NewEchoUpstream(t)
+	u, _ := url.Parse(up.Server.URL)
+	p := sievehttp.NewProxy(u, toolsieve.Options{})
+	p.Policy = &sievehttp.Policy{} // built-in family rules on
+	p.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	ps := httptest.NewServer(p)
+	t.Cleanup(ps.Close)
+	ctx := context.Background()
+
+	const qwen = "Checking.\n<tool_call>\n<function=read_file>\n<parameter=path>\na.go\n</parameter>\n</function>\n</tool_call>"
+	const model = "deepseek-r1-distill-qwen-32b"
+	oc := openAIClient(t, ps.URL+"/v1/")
+	ac := anthropicClient(t, ps.URL)
+	for name, do := range map[string]func() (chattest.Response, error){
+		"openai stream":    func() (chattest.Response, error) { return openAIStreamed(ctx, oc, model, qwen) },
+		"openai":           func() (chattest.Response, error) { return openAIUnary(ctx, oc, model, qwen) },
+		"anthropic stream": func() (chattest.Response, error) { return anthropicStreamed(ctx, ac, model, qwen) },
+		"anthropic":        func() (chattest.Response, error) { return anthropicUnary(ctx, ac, model, qwen) },
+	} {
+		got, err := do()
+		require.NoError(t, err, name)
+		require.Len(t, got.Calls, 1, name)
+		require.Equal(t, "read_file", got.Calls[0].Name, name)
+		require.JSONEq(t, `{"path":"a.go"}`, got.Calls[0].Args, name)
+	}
+
+	const write = "Writing.\n<tool_call>\n<function=write_file>\n<parameter=path>\na.go\n</parameter>\n</function>\n</tool_call>"
+	schema := `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`
+	var oTools, aTools any
+	require.NoError(t, json.Unmarshal([]byte(`[{"type":"function","function":{"name":"write_file","parameters":`+schema+`}}]`), &oTools))
+	require.NoError(t, json.Unmarshal([]byte(`[{"name":"write_file","input_schema":`+schema+`}]`), &aTools))
+	for _, mode := range []string{"lenient", "strict"} {
+		oc := openAIClient(t, ps.URL+"/v1/", ooption.WithJSONSet("tools", oTools), ooption.WithHeader("X-Toolsieve-Mode", mode))
+		ac := anthropicClient(t, ps.URL, aoption.WithJSONSet("tools", aTools), aoption.WithHeader("X-Toolsieve-Mode", mode))
+		for name, do := range map[string]func() (chattest.Response, error){
+			"openai stream":    func() (chattest.Response, error) { return openAIStreamed(ctx, oc, "m", write) },
+			"openai":           func() (chattest.Response, error) { return openAIUnary(ctx, oc, "m", write) },
+			"anthropic stream": func() (chattest.Response, error) { return anthropicStreamed(ctx, ac, "m", write) },
+			"anthropic":        func() (chattest.Response, error) { return anthropicUnary(ctx, ac, "m", write) },
+		} {
+			msg := mode + ", " + name
+			got, err := do()
+			require.NoError(t, err, msg)
+			if mode == "lenient" {
+				require.Len(t, got.Calls, 1, msg)
+				require.JSONEq(t, `{"path":"a.go"}`, got.Calls[0].Args, msg)
+				continue
+			}
+			require.Empty(t, got.Calls, msg)
+			require.Contains(t, got.Text, "<function=write_file>", msg)
 		}
 	}
 }
