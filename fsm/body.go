@@ -108,6 +108,9 @@ func (m *Machine) closeSegment(end int) {
 		return // the unit's header (gigachat3 `function call`)
 	}
 	if len(s) <= maxStrayWord && isWord(s) {
+		if m.lv == lvCall && !m.call.done && (start == 0 || m.buf[start-1] != '`') {
+			m.markUnread() // a word in a call's body is an argument without its element (not a fence's `json`)
+		}
 		return // a stray word line (`court`): kept in the markup
 	}
 	switch {
@@ -121,6 +124,8 @@ func (m *Machine) closeSegment(end int) {
 		m.toText()
 	case m.lv == lvCall && m.blk.implicit && len(m.call.params) == 0:
 		m.toText()
+	case m.lv == lvCall:
+		m.markUnread() // text in a call's body that is no argument element
 	}
 }
 
@@ -339,6 +344,7 @@ func (m *Machine) startJSON(c byte) {
 	}
 	m.resetJSON()
 	m.jheld = 0
+	m.call.jsonAt = len(m.buf)
 	m.lv = lvJSON
 }
 
@@ -503,6 +509,9 @@ func (m *Machine) finishJSON() {
 		return
 	}
 	if !m.call.jsonEnv {
+		if (truncated || repaired) && lostContent(m.buf[min(m.call.jsonAt, len(m.buf)):], out) {
+			m.markUnread()
+		}
 		m.call.args = append(m.argsBuf[:0], out...)
 		m.argsBuf = m.call.args
 		return
@@ -584,7 +593,9 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		return
 	}
 	if len(m.envs) > 0 {
-		m.emitEnvelopes(end)
+		if !m.refuseUnread(end) {
+			m.emitEnvelopes(end)
+		}
 		return
 	}
 	name := m.nameOf(m.call.name)
@@ -598,6 +609,13 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if a := bytes.TrimSpace(m.call.args); len(a) > 0 && a[0] != '{' { // arguments must be an object
 		m.call.args = nil
 		m.call.repairs |= RJSONRepaired
+		m.markUnread()
+	}
+	if m.call.kv.has {
+		m.markUnread() // a key without its value
+	}
+	if m.refuseUnread(end) {
+		return
 	}
 	c := &m.out
 	*c = Call{Dialect: m.call.spec.Name, Name: name, Repairs: m.call.repairs, Raw: m.buf[:end], Offset: m.bufOff}
@@ -606,6 +624,9 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	}
 	m.params = m.params[:0]
 	for _, p := range m.call.params {
+		if p.name.b == p.name.a {
+			continue // an argument without a name is never passed (unread.go)
+		}
 		m.params = append(m.params, Param{Name: m.nameOf(p.name), Value: m.buf[p.val.a:p.val.b], Hint: p.hint})
 	}
 	if len(m.params) > 0 || m.call.args == nil {

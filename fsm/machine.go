@@ -177,6 +177,10 @@ type call struct {
 	loose   int    // start of loose text in m.buf, -1 if none
 	kv      keyVal // key/value arguments
 	hdr     hdrState
+	// unread: the markup held argument bytes that could not be read; the
+	// call is then not reported as a call (unread.go).
+	unread bool
+	jsonAt int // start in m.buf of its JSON body
 }
 
 // keyVal is a key waiting for its value (key/value dialects).

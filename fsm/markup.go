@@ -262,7 +262,11 @@ func (m *Machine) callStart(name []byte) {
 // toolElement completes an invoke_tool_call <tool name=.. args=../> call.
 func (m *Machine) toolElement(t *lexer.Token) {
 	if args, ok := t.Attr("args"); ok {
-		m.call.args = m.repairJSON(decodeAttrJSON(args))
+		src := decodeAttrJSON(args)
+		m.call.args = m.repairJSON(src)
+		if a := m.call.args; !isBlank(src) && (len(a) == 0 || a[0] != '{' || lostContent(src, a)) {
+			m.markUnread()
+		}
 	}
 	m.completeCall(len(m.buf), 0)
 }
@@ -446,6 +450,7 @@ func (m *Machine) closeValue(end int, rep Repairs) {
 	}
 	if m.call.spec.key != lexer.Unknown {
 		if !m.call.kv.has {
+			m.markUnread() // a value without its key
 			return
 		}
 		m.call.kv.has = false
@@ -513,7 +518,9 @@ func (m *Machine) looseValue(end int) {
 	if m.call.spec.key == lexer.Unknown || m.call.loose < 0 {
 		return
 	}
-	if m.call.kv.has && !isBlank(m.looseText(end)) {
+	if !m.call.kv.has && !isBlank(m.looseText(end)) {
+		m.markUnread() // loose text that is neither a key nor a key's value
+	} else if m.call.kv.has && !isBlank(m.looseText(end)) {
 		m.call.repairs |= RMissingArgValue
 		s := m.looseSpan(end)
 		m.addParam(m.call.kv.key, span{s.a, trimRight(m.buf, s)}, HintNone)
