@@ -710,6 +710,7 @@ func (m *Machine) repeated(sum uint64) bool {
 // eof closes whatever is open at the end of input.
 func (m *Machine) eof() {
 	m.flushHeld()
+	m.swapAtEOF()
 	if m.lv == lvProbe {
 		m.toText()
 	}

@@ -68,6 +68,10 @@ type Spec struct {
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
 	frame []lexer.Marker
+	// argSwap: a marker of its own that its models write where an
+	// argument's opener belongs (glm's <tool_call> for <arg_key>); the
+	// argument's closer after it shows it (substitute.go).
+	argSwap lexer.Marker
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -224,7 +228,7 @@ var table = []Spec{
 	{Name: GLM, Family: "tool_call", shape: shKV,
 		Example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
-		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose},
+		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, argSwap: lexer.ToolCall},
 	{Name: InvokeToolCall, Family: "invoke_tool_call", shape: shAttrJSON,
 		Example: "<invoke_tool_call>\n<tool name=\"get_weather\" args=\"{\\\"city\\\": \\\"SF\\\"}\"/>\n</invoke_tool_call>",
 		opens:   []opener{{marker: lexer.InvokeToolCall, role: rBlockOpen}},

@@ -180,7 +180,8 @@ type call struct {
 	// unread: the markup held argument bytes that could not be read; the
 	// call is then not reported as a call (unread.go).
 	unread bool
-	jsonAt int // start in m.buf of its JSON body
+	jsonAt int  // start in m.buf of its JSON body
+	swap   swap // a marker standing where an argument's opener may belong (substitute.go)
 }
 
 // keyVal is a key waiting for its value (key/value dialects).

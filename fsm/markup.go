@@ -272,6 +272,10 @@ func (m *Machine) toolElement(t *lexer.Token) {
 }
 
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
+	if m.call.swap.active {
+		m.settleSwap(t, tokStart)
+		return
+	}
 	if s := m.elementIn(t, tokStart); s != nil {
 		m.unwrapCall(t, s, tokStart)
 		return
@@ -342,6 +346,9 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 			return
 		}
 		m.looseValue(tokStart)
+		if m.swapOpen(t, tokStart) {
+			return
+		}
 		m.completeCall(tokStart, RMissingCloser)
 		m.reopen(t)
 	}
@@ -694,6 +701,9 @@ func (m *Machine) decide(t *lexer.Token, text []byte, eof bool) {
 	switch {
 	case eof:
 	case t != nil:
+		if m.substitutedCloser(p, t) {
+			return
+		}
 		r := m.roleIn(t, lvCall)
 		switch p.role {
 		case rParamClose:
