@@ -29,6 +29,11 @@ func (m *Machine) settle() {
 // text is gathered into a segment (up to a newline, a tag, a '>' or
 // maxSegment bytes) and judged as a whole by closeSegment.
 func (m *Machine) textLoose(b []byte) int {
+	if m.lv == lvCall && m.call.slot == slotParam {
+		if n, ok := m.slotText(b); ok {
+			return n
+		}
+	}
 	if m.lv == lvCall && m.collectsLoose() {
 		return m.textLooseCall(b)
 	}
@@ -602,6 +607,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if len(name) == 0 {
 		m.sink.Error("tool call markup without a tool name", m.bufOff)
 		m.flushText(end)
+		m.blk.muted++ // the block's own markup stays text too
 		m.call = call{loose: -1}
 		m.lv = lvBlock
 		return
@@ -709,8 +715,10 @@ func (m *Machine) repeated(sum uint64) bool {
 
 // eof closes whatever is open at the end of input.
 func (m *Machine) eof() {
+	m.labelAtEOF()
 	m.flushHeld()
 	m.swapAtEOF()
+	m.slotAtEOF()
 	if m.lv == lvProbe {
 		m.toText()
 	}
@@ -722,6 +730,7 @@ func (m *Machine) eof() {
 	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {
 		m.closeSegment(len(m.buf))
 	}
+	m.labelledAtEOF()
 	m.pyEnd(len(m.buf), RClosedAtEOF)
 	m.looseEnd(RMissingCloser)
 	switch m.lv {

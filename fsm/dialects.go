@@ -218,7 +218,8 @@ var table = []Spec{
 	{Name: Qwen3Coder, Family: "tool_call", shape: shXML,
 		Example: "<tool_call>\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n</tool_call>",
 		opens: []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Function, role: rCallOpen, needs: needValue},
-			{marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
+			{marker: lexer.Toolcall, role: rBlockOpen, variant: true},
+			{marker: lexer.Parameter, role: rCallOpen, needs: needValue}}, // the name in the first parameter's slot (slots.go)
 		block: lexer.ToolCall, call: lexer.Function, param: lexer.Parameter, name: nameValue, trimNL: true},
 	{Name: Hermes, Family: "tool_call", shape: shEnvelope,
 		Example: "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}\n</tool_call>",

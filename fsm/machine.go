@@ -68,6 +68,9 @@ type Options struct {
 	Dialects map[string]bool
 	// Declared reports whether a tool of this name was declared. nil: none.
 	Declared func(name []byte) bool
+	// HasParam reports whether the declared tool named tool declares a
+	// parameter named param. nil: none is known.
+	HasParam func(tool, param []byte) bool
 	// MaxCall caps the bytes buffered for one call (default 1 MiB). A call
 	// growing past it is reported as a runaway.
 	MaxCall int
@@ -182,6 +185,7 @@ type call struct {
 	unread bool
 	jsonAt int  // start in m.buf of its JSON body
 	swap   swap // a marker standing where an argument's opener may belong (substitute.go)
+	slot   slot // where its name was written, if not in its own slot (slots.go)
 }
 
 // keyVal is a key waiting for its value (key/value dialects).
@@ -293,6 +297,7 @@ type Machine struct {
 	wl      wordLine
 	held    []byte // a held word line
 	heldOff int64
+	lbl     label  // a held harness label line (label.go)
 	probe   *probe // made when first needed
 	textOff int64  // input offset of the text being handled
 	// prev is the input byte before the next one handled (0 at the start):
@@ -350,7 +355,7 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 // no state: the caller then reports p as text itself, without the sink.
 // Otherwise it consumes nothing and the caller uses Write.
 func (m *Machine) WritePlain(p []byte) bool {
-	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.strays != 0 || len(p) == 0 {
+	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.lbl.state != lbNone || m.strays != 0 || len(p) == 0 {
 		return false
 	}
 	nl := -1
@@ -651,6 +656,9 @@ func (m *Machine) textInText(b []byte) int {
 	if m.wl != wlNone {
 		return m.textWordLine(b)
 	}
+	if m.lbl.state != lbNone || m.startsLabel(b) {
+		return m.textLabel(b)
+	}
 	if m.code == codeSpan {
 		if i := indexByte(b, '\n'); i >= 0 {
 			m.code = codeNone
@@ -789,6 +797,9 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 }
 
 func (m *Machine) tagInText(t *lexer.Token) {
+	if m.lbl.state != lbNone && m.labelTag(t) {
+		return
+	}
 	r, cands, variants := m.roleAtText(t)
 	if m.wl != wlNone && (m.wl != wlLine || r != rCallOpen || cands&declTag != 0 || m.code != codeNone) {
 		m.flushHeld()
@@ -823,6 +834,9 @@ func (m *Machine) tagInText(t *lexer.Token) {
 			m.wl = wlNone
 		}
 		s := choose(cands, t.Marker, t.Has(lexer.DSML), shNone)
+		if s == nil { // an argument element in the name's slot (slots.go)
+			s = choose(cands, lexer.Unknown, t.Has(lexer.DSML), shNone)
+		}
 		m.blk = block{cands: cands, spec: s, implicit: true}
 		var rep Repairs
 		if s.wrapped() { // its wrapper is missing
@@ -916,6 +930,7 @@ func (m *Machine) toText() {
 	m.seg = segment{}
 	m.lex.LeaveBlock()
 	if len(m.buf) > 0 {
+		m.atLine = m.buf[len(m.buf)-1] == '\n'
 		m.sink.Text(m.buf)
 		m.bufOff += int64(len(m.buf))
 		m.buf = m.buf[:0]

@@ -204,6 +204,8 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 		if m.blk.nested > m.opt.Runaway.NestedBlocks {
 			m.runaway(RunawayNestedBlocks)
 		}
+	case rParamOpen:
+		m.paramSlot(t)
 	}
 }
 
@@ -223,6 +225,10 @@ func (m *Machine) openCall(t *lexer.Token, s *Spec, rep Repairs) {
 		m.call.repairs |= RMixedDialect
 	}
 	m.note(t)
+	if isSlotOpener(s, t) {
+		m.call.repairs |= RMisplacedName
+		m.call.slot = slotParam // on probation (slots.go)
+	}
 	var name []byte
 	switch s.name {
 	case nameAttr:
@@ -239,7 +245,7 @@ func (m *Machine) openCall(t *lexer.Token, s *Spec, rep Repairs) {
 		m.toolElement(t)
 		return
 	}
-	if !m.blk.implicit {
+	if !m.blk.implicit && m.call.slot == slotOwn {
 		m.callStart(m.nameOf(m.call.name))
 	}
 }
@@ -274,6 +280,9 @@ func (m *Machine) toolElement(t *lexer.Token) {
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	if m.call.swap.active {
 		m.settleSwap(t, tokStart)
+		return
+	}
+	if m.call.slot == slotParam && m.settleParamSlot(t, tokStart) {
 		return
 	}
 	if s := m.elementIn(t, tokStart); s != nil {
@@ -653,6 +662,10 @@ func (m *Machine) textPending(b []byte) int {
 			m.add(b[:i])
 			return i
 		}
+		if m.call.slot == slotLabel && p.role == rParamClose {
+			m.endLabelled(*p) // text after a labelled call's last argument
+			return 0
+		}
 		if p.role != rParamClose {
 			m.decide(nil, b, false)
 			return 0
@@ -701,7 +714,7 @@ func (m *Machine) decide(t *lexer.Token, text []byte, eof bool) {
 	switch {
 	case eof:
 	case t != nil:
-		if m.substitutedCloser(p, t) {
+		if m.substitutedCloser(p, t) || m.labelledEnds(p, t) {
 			return
 		}
 		r := m.roleIn(t, lvCall)
