@@ -61,6 +61,12 @@ func (m *Machine) textLoose(b []byte) int {
 				}
 				return i
 			}
+			if m.hashCanStart(c) {
+				if m.add(b[:i]) {
+					m.startHash()
+				}
+				return i
+			}
 			m.seg = segment{active: true, start: len(m.buf) + i}
 		}
 		m.seg.n++
@@ -603,6 +609,9 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		}
 		return
 	}
+	if m.call.slot == slotProse && m.proseUnfit(end) {
+		return
+	}
 	name := m.nameOf(m.call.name)
 	if len(name) == 0 {
 		m.sink.Error("tool call markup without a tool name", m.bufOff)
@@ -731,6 +740,7 @@ func (m *Machine) eof() {
 		m.closeSegment(len(m.buf))
 	}
 	m.labelledAtEOF()
+	m.hashEnd()
 	m.pyEnd(len(m.buf), RClosedAtEOF)
 	m.looseEnd(RMissingCloser)
 	switch m.lv {

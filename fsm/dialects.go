@@ -103,6 +103,7 @@ const (
 	shProbe           // bare JSON in text, opened by a text opener: a call object or an array of them
 	shPython          // Python call expressions: [f(k=v), g()] or one per line
 	shLoose           // call:NAME{key:<|"|>v<|"|>}: a loose header, then a loose object
+	shHash            // {tool => "NAME", args => {..}}: a Ruby-like hash per call (hash.go)
 )
 
 // nameFrom says where a call's name is written.
@@ -186,6 +187,7 @@ const (
 	XLAM           = "xlam"
 	Pythonic       = "pythonic"
 	Phi4Mini       = "phi4_mini"
+	RubyHash       = "ruby_hash"
 )
 
 var deepseekTokens = []tokenRole{
@@ -376,6 +378,11 @@ var table = []Spec{
 		Example: "functools[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}]",
 		opens:   []opener{{text: "functools["}},
 		name:    nameEnvelope, json: true, ends: true, list: true, fenced: true},
+	{Name: RubyHash, Family: "ruby_hash", shape: shHash,
+		Example: "[TOOL_CALL]\n{tool => \"get_weather\", args => {\n  --city \"SF\"\n}}\n[/TOOL_CALL]",
+		opens:   []opener{{marker: lexer.ToolCallBracket, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.ToolCallBracket, rBlockOpen}}, // [/TOOL_CALL] closes it (roleIn)
+		name:    nameEnvelope},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.

@@ -105,15 +105,21 @@ func isLabelNameByte(c byte) bool {
 	return isIdentByte(c) || c == '-' || c == '.' || c == ':'
 }
 
+// labelHeld reports whether a label is being held.
+func (m *Machine) labelHeld() bool { return m.lbl != nil && m.lbl.state != lbNone }
+
 // startsLabel reports whether text b, at the text level, starts a label.
 func (m *Machine) startsLabel(b []byte) bool {
-	return b[0] == '[' && m.atLine && m.code == codeNone && !m.lbl.replay
+	return b[0] == '[' && m.atLine && m.code == codeNone && (m.lbl == nil || !m.lbl.replay)
 }
 
 // textLabel feeds text to the label being held.
 func (m *Machine) textLabel(b []byte) int {
+	if m.lbl == nil {
+		m.lbl = new(label)
+	}
 	if m.lbl.state == lbNone {
-		m.lbl = label{state: lbPrefix, held: m.lbl.held[:0], off: m.textOff}
+		*m.lbl = label{state: lbPrefix, held: m.lbl.held[:0], off: m.textOff}
 	}
 	for i, c := range b {
 		if m.lbl.step(c, len(m.lbl.held)+i) {
@@ -246,7 +252,7 @@ func (m *Machine) labelledAtEOF() {
 
 // labelAtEOF gives a label still held at the end of input back to the text.
 func (m *Machine) labelAtEOF() {
-	if m.lbl.state != lbNone {
+	if m.labelHeld() {
 		m.giveBackLabel()
 	}
 }

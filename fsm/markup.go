@@ -32,6 +32,12 @@ const (
 func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 	switch t.Kind {
 	case lexer.Special:
+		if t.Has(lexer.Closing) { // [/NAME] opens nothing
+			if m.ix.used.has(t.Marker) {
+				return rStrayClose, 0, 0
+			}
+			return rNone, 0, 0
+		}
 		if cands, variants, r := m.openersOf(t); r != rNone {
 			return r, cands, variants
 		}
@@ -79,7 +85,17 @@ func (m *Machine) unit() (*Spec, dset) {
 func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 	s, cands := m.unit()
 	if t.Kind == lexer.Special {
-		return tokenRoleOf(cands, t.Marker)
+		r := tokenRoleOf(cands, t.Marker)
+		if t.Has(lexer.Closing) { // [/NAME] closes what [NAME] opens
+			switch r {
+			case rBlockOpen:
+				return rBlockClose
+			case rCallOpen:
+				return rCallClose
+			}
+			return rNone
+		}
+		return r
 	}
 	if t.Kind != lexer.Tag {
 		return rNone
@@ -181,6 +197,8 @@ func (m *Machine) tagInMarkup(t *lexer.Token) {
 		m.tagInPy(t, tokStart)
 	case lvLoose:
 		m.tagInLoose(t, tokStart)
+	case lvHash:
+		m.tagInHash(t, tokStart)
 	}
 }
 
@@ -278,7 +296,7 @@ func (m *Machine) toolElement(t *lexer.Token) {
 }
 
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
-	if m.call.swap.active {
+	if m.call.swap != nil {
 		m.settleSwap(t, tokStart)
 		return
 	}

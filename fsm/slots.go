@@ -10,6 +10,7 @@ const (
 	slotOwn   slot = iota
 	slotParam      // the first <parameter=NAME>, no <function=> before it: not yet confirmed
 	slotLabel      // a harness label line, [Tool Use: NAME] (label.go)
+	slotProse      // prose before a bare arguments object: no name yet (bareargs.go)
 )
 
 // A qwen3_coder call without its <function=NAME> opener sometimes names

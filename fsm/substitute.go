@@ -25,7 +25,6 @@ import (
 // swap is a marker of Spec.argSwap met where an argument's opener belongs,
 // waiting for the next token.
 type swap struct {
-	active   bool
 	at, n    int // its bytes in m.buf
 	cands    dset
 	variants dset
@@ -60,7 +59,7 @@ func (m *Machine) swapOpen(t *lexer.Token, tokStart int) bool {
 		return false
 	}
 	cands, variants, _ := m.openersOf(t)
-	m.call.swap = swap{active: true, at: tokStart, n: len(t.Raw), cands: cands, variants: variants, info: infoOf(t)}
+	m.call.swap = &swap{at: tokStart, n: len(t.Raw), cands: cands, variants: variants, info: infoOf(t)}
 	m.call.loose = -1
 	return true
 }
@@ -69,8 +68,8 @@ func (m *Machine) swapOpen(t *lexer.Token, tokStart int) bool {
 // at tokStart): the closer of the argument it stands for makes it that
 // argument's opener; anything else makes it the next unit's opener.
 func (m *Machine) settleSwap(t *lexer.Token, tokStart int) {
-	sw := m.call.swap
-	m.call.swap = swap{}
+	sw := *m.call.swap
+	m.call.swap = nil
 	c := &m.call
 	switch r := m.roleIn(t, lvCall); {
 	case r == rKeyClose && !c.kv.has && isIdent(m.looseText(tokStart)): // <tool_call>K</arg_key>
@@ -114,9 +113,9 @@ func (m *Machine) splitAtSwap(sw swap, t *lexer.Token, tokStart int) {
 
 // swapAtEOF settles a held marker at the end of input: it opened a unit.
 func (m *Machine) swapAtEOF() {
-	if m.lv == lvCall && m.call.swap.active {
-		sw := m.call.swap
-		m.call.swap = swap{}
+	if m.lv == lvCall && m.call.swap != nil {
+		sw := *m.call.swap
+		m.call.swap = nil
 		m.splitAtSwap(sw, nil, len(m.buf))
 	}
 }
