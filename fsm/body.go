@@ -731,6 +731,7 @@ func (m *Machine) eof() {
 	if m.lv == lvProbe {
 		m.toText()
 	}
+	m.labelledAtEOF()
 	if m.pend.active && m.pend.seg >= 0 {
 		m.judgePending()
 	} else if m.pend.active {
@@ -739,7 +740,6 @@ func (m *Machine) eof() {
 	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {
 		m.closeSegment(len(m.buf))
 	}
-	m.labelledAtEOF()
 	m.hashEnd()
 	m.pyEnd(len(m.buf), RClosedAtEOF)
 	m.looseEnd(RMissingCloser)

@@ -213,6 +213,7 @@ func (m *Machine) openLabelled(t *lexer.Token, s *Spec) {
 	}
 	m.blk = block{cands: specSet(s), spec: s, implicit: true}
 	m.call = call{loose: -1, repairs: RMisplacedName, slot: slotLabel}
+	m.call.open.dsml = t.Has(lexer.DSML) // its elements' prefix is the call's: not mixed
 	m.setDialect(s)
 	m.call.name = m.keepName(held[m.lbl.name.a:m.lbl.name.b])
 	m.tagInCall(t, len(m.buf)-len(t.Raw))
@@ -245,8 +246,13 @@ func (m *Machine) endLabelled(p pending) {
 // labelledAtEOF completes a labelled call whose last argument was closed
 // when the input ends: it needs no closer.
 func (m *Machine) labelledAtEOF() {
-	if m.lv == lvCall && m.call.slot == slotLabel {
+	switch {
+	case m.call.slot != slotLabel:
+	case m.pend.active && m.pend.role == rParamClose:
+		m.endLabelled(m.pend)
+	case m.lv == lvCall:
 		m.completeCall(len(m.buf), 0)
+		m.settle()
 	}
 }
 
