@@ -30,6 +30,7 @@ type textTail struct {
 	buf  [maxTail]byte
 	n    int // bytes held
 	next int // where the next byte goes
+	line [maxTail]byte
 }
 
 func (t *textTail) write(p []byte) {
@@ -44,12 +45,27 @@ func (t *textTail) write(p []byte) {
 	}
 }
 
-// bytes appends the held text, oldest first, to dst.
-func (t *textTail) bytes(dst []byte) []byte {
+// words calls f with each word of the held text, oldest first, until f
+// returns true; it reports whether one did. A word is a run of letters,
+// digits, '_', '-' and '.' (a tool name), less a final '.' or '-'.
+func (t *textTail) words(f func(w []byte) bool) bool {
+	b := t.line[:0]
 	if t.n < maxTail {
-		return append(dst, t.buf[:t.n]...)
+		b = append(b, t.buf[:t.n]...)
+	} else {
+		b = append(append(b, t.buf[t.next:]...), t.buf[:t.next]...)
 	}
-	return append(append(dst, t.buf[t.next:]...), t.buf[:t.next]...)
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && (isIdentByte(b[j]) || b[j] == '-' || b[j] == '.') {
+			j++
+		}
+		if w := bytes.TrimRight(b[i:j], ".-"); len(w) > 0 && f(w) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // tailSink records the text the machine reports; a call or discarded
@@ -115,23 +131,7 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 	if v == pvName && m.declared(p.val[:p.nval]) {
 		return false // a call object after all
 	}
-	for _, w := range m.proseWords() {
-		if m.declared(w) {
-			return true
-		}
-	}
-	return false
-}
-
-// proseWords splits the text before the object into words.
-func (m *Machine) proseWords() [][]byte {
-	words := bytes.FieldsFunc(m.tail.bytes(nil), func(r rune) bool {
-		return r >= 0x80 || !isIdentByte(byte(r)) && r != '-' && r != '.'
-	})
-	for i, w := range words {
-		words[i] = bytes.TrimRight(w, ".-")
-	}
-	return words
+	return m.tail.words(m.declared)
 }
 
 // openBareArgs holds the probed object (m.buf) as the arguments of a call
@@ -183,10 +183,6 @@ func (m *Machine) proseFit() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for _, w := range m.proseWords() {
-		if strings.EqualFold(string(w), name) {
-			return name, true
-		}
-	}
-	return "", false
+	named := m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) })
+	return name, named
 }

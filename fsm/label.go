@@ -238,6 +238,7 @@ func (m *Machine) labelledEnds(p pending, t *lexer.Token) bool {
 // p): what follows is text.
 func (m *Machine) endLabelled(p pending) {
 	m.pend.active = false
+	m.openers = 0 // its end is its closer
 	m.closeValue(p.start, p.repairs)
 	m.completeCall(p.end, 0)
 	m.settle()

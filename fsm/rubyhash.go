@@ -2,7 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -332,10 +331,39 @@ func (r *hashReader) bare() {
 	r.out = appendJSONString(r.out, w)
 }
 
+// isJSONNumber reports whether w is a number as JSON writes it:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? (`012` is not one).
 func isJSONNumber(w []byte) bool {
-	_, err := strconv.ParseFloat(string(w), 64)
-	return err == nil && len(w) > 0 && (w[0] == '-' || '0' <= w[0] && w[0] <= '9') &&
-		!bytes.ContainsAny(w, "xXpP_") && (len(w) == 1 || w[0] != '0' || w[1] == '.' || w[1] == 'e' || w[1] == 'E')
+	i := 0
+	if i < len(w) && w[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < len(w) && '0' <= w[i] && w[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if n := digits(); n == 0 || n > 1 && w[i-n] == '0' {
+		return false
+	}
+	if i < len(w) && w[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(w) && (w[i] == 'e' || w[i] == 'E') {
+		i++
+		if i < len(w) && (w[i] == '+' || w[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(w)
 }
 
 // appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
