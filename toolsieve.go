@@ -153,6 +153,8 @@ func machineOptions(opt Options) fsm.Options {
 			_, ok := tools.Lookup(string(name))
 			return ok
 		}
+		fo.HasParam = func(tool, param []byte) bool { return tools.HasParam(string(tool), string(param)) }
+		fo.Fits = tools.Fit
 	}
 	return fo
 }

@@ -29,6 +29,11 @@ func (m *Machine) settle() {
 // text is gathered into a segment (up to a newline, a tag, a '>' or
 // maxSegment bytes) and judged as a whole by closeSegment.
 func (m *Machine) textLoose(b []byte) int {
+	if m.lv == lvCall && m.call.slot == slotParam {
+		if n, ok := m.slotText(b); ok {
+			return n
+		}
+	}
 	if m.lv == lvCall && m.collectsLoose() {
 		return m.textLooseCall(b)
 	}
@@ -53,6 +58,12 @@ func (m *Machine) textLoose(b []byte) int {
 			if m.pyCanStart(c) {
 				if m.add(b[:i]) {
 					m.startPy(m.blk.spec, len(m.buf))
+				}
+				return i
+			}
+			if m.hashCanStart(c) {
+				if m.add(b[:i]) {
+					m.startHash()
 				}
 				return i
 			}
@@ -108,6 +119,9 @@ func (m *Machine) closeSegment(end int) {
 		return // the unit's header (gigachat3 `function call`)
 	}
 	if len(s) <= maxStrayWord && isWord(s) {
+		if m.lv == lvCall && !m.call.done && (start == 0 || m.buf[start-1] != '`') {
+			m.markUnread() // a word in a call's body is an argument without its element (not a fence's `json`)
+		}
 		m.strayWord() // a stray word line (`court`): kept in the markup
 		return
 	}
@@ -122,6 +136,8 @@ func (m *Machine) closeSegment(end int) {
 		m.toText()
 	case m.lv == lvCall && m.blk.implicit && len(m.call.params) == 0:
 		m.toText()
+	case m.lv == lvCall:
+		m.markUnread() // text in a call's body that is no argument element
 	}
 }
 
@@ -340,6 +356,7 @@ func (m *Machine) startJSON(c byte) {
 	}
 	m.resetJSON()
 	m.jheld = 0
+	m.call.jsonAt = len(m.buf)
 	m.lv = lvJSON
 }
 
@@ -505,6 +522,9 @@ func (m *Machine) finishJSON() {
 		return
 	}
 	if !m.call.jsonEnv {
+		if (truncated || repaired) && lostContent(m.buf[min(m.call.jsonAt, len(m.buf)):], out) {
+			m.markUnread()
+		}
 		m.call.args = append(m.argsBuf[:0], out...)
 		m.argsBuf = m.call.args
 		return
@@ -586,12 +606,24 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		return
 	}
 	if len(m.envs) > 0 {
-		m.emitEnvelopes(end)
+		if !m.refuseUnread(end) {
+			m.emitEnvelopes(end)
+		}
+		return
+	}
+	if m.call.slot == slotProse && m.proseUnfit(end) {
 		return
 	}
 	if a := bytes.TrimSpace(m.call.args); len(a) > 0 && a[0] != '{' { // arguments must be an object
 		m.call.args = nil
 		m.call.repairs |= RJSONRepaired
+		m.markUnread()
+	}
+	if m.call.kv.has {
+		m.markUnread() // a key without its value
+	}
+	if m.refuseUnread(end) {
+		return
 	}
 	c := &m.out
 	*c = Call{Dialect: m.call.spec.Name, Name: m.nameOf(m.call.name), Repairs: m.call.repairs, Raw: m.buf[:end], Offset: m.bufOff}
@@ -600,6 +632,9 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	}
 	m.params = m.params[:0]
 	for _, p := range m.call.params {
+		if p.name.b == p.name.a {
+			continue // an argument without a name is never passed (unread.go)
+		}
 		m.params = append(m.params, Param{Name: m.nameOf(p.name), Value: m.buf[p.val.a:p.val.b], Hint: p.hint})
 	}
 	if len(m.params) > 0 || m.call.args == nil {
@@ -655,10 +690,14 @@ func (m *Machine) emitEnvelopes(end int) {
 
 // eof closes whatever is open at the end of input.
 func (m *Machine) eof() {
+	m.labelAtEOF()
 	m.flushHeld()
+	m.swapAtEOF()
+	m.slotAtEOF()
 	if m.lv == lvProbe {
 		m.toText()
 	}
+	m.labelledAtEOF()
 	if m.pend.active && m.pend.seg >= 0 {
 		m.judgePending()
 	} else if m.pend.active {
@@ -667,6 +706,7 @@ func (m *Machine) eof() {
 	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {
 		m.closeSegment(len(m.buf))
 	}
+	m.hashEnd()
 	m.pyEnd(len(m.buf), RClosedAtEOF)
 	m.looseEnd(RMissingCloser)
 	switch m.lv {

@@ -68,6 +68,10 @@ type Spec struct {
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
 	frame []lexer.Marker
+	// argSwap: a marker of its own that its models write where an
+	// argument's opener belongs (glm's <tool_call> for <arg_key>); the
+	// argument's closer after it shows it (substitute.go).
+	argSwap lexer.Marker
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -99,6 +103,7 @@ const (
 	shProbe           // bare JSON in text, opened by a text opener: a call object or an array of them
 	shPython          // Python call expressions: [f(k=v), g()] or one per line
 	shLoose           // call:NAME{key:<|"|>v<|"|>}: a loose header, then a loose object
+	shHash            // {tool => "NAME", args => {..}}: a Ruby-like hash per call (hash.go)
 )
 
 // nameFrom says where a call's name is written.
@@ -182,6 +187,7 @@ const (
 	XLAM           = "xlam"
 	Pythonic       = "pythonic"
 	Phi4Mini       = "phi4_mini"
+	RubyHash       = "ruby_hash"
 )
 
 var deepseekTokens = []tokenRole{
@@ -214,7 +220,8 @@ var table = []Spec{
 	{Name: Qwen3Coder, Family: "tool_call", shape: shXML,
 		Example: "<tool_call>\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n</tool_call>",
 		opens: []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Function, role: rCallOpen, needs: needValue},
-			{marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
+			{marker: lexer.Toolcall, role: rBlockOpen, variant: true},
+			{marker: lexer.Parameter, role: rCallOpen, needs: needValue}}, // the name in the first parameter's slot (slots.go)
 		block: lexer.ToolCall, call: lexer.Function, param: lexer.Parameter, name: nameValue, trimNL: true},
 	{Name: Hermes, Family: "tool_call", shape: shEnvelope,
 		Example: "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}\n</tool_call>",
@@ -224,7 +231,7 @@ var table = []Spec{
 	{Name: GLM, Family: "tool_call", shape: shKV,
 		Example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
-		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose},
+		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, argSwap: lexer.ToolCall},
 	{Name: InvokeToolCall, Family: "invoke_tool_call", shape: shAttrJSON,
 		Example: "<invoke_tool_call>\n<tool name=\"get_weather\" args=\"{\\\"city\\\": \\\"SF\\\"}\"/>\n</invoke_tool_call>",
 		opens:   []opener{{marker: lexer.InvokeToolCall, role: rBlockOpen}},
@@ -371,6 +378,11 @@ var table = []Spec{
 		Example: "functools[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}]",
 		opens:   []opener{{text: "functools["}},
 		name:    nameEnvelope, json: true, ends: true, list: true, fenced: true},
+	{Name: RubyHash, Family: "ruby_hash", shape: shHash,
+		Example: "[TOOL_CALL]\n{tool => \"get_weather\", args => {\n  --city \"SF\"\n}}\n[/TOOL_CALL]",
+		opens:   []opener{{marker: lexer.ToolCallBracket, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.ToolCallBracket, rBlockOpen}}, // [/TOOL_CALL] closes it (roleIn)
+		name:    nameEnvelope},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.

@@ -47,6 +47,7 @@ func (m *Machine) unnamed(c *Call) bool {
 	if !again {
 		m.sink.Error(errUnnamed, m.bufOff)
 		m.flushText(len(c.Raw))
+		m.blk.muted++ // the block's own markup stays text too
 		return true
 	}
 	m.loop.holdUnnamed(errUnnamed, m.bufOff, c.Raw)

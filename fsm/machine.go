@@ -68,6 +68,13 @@ type Options struct {
 	Dialects map[string]bool
 	// Declared reports whether a tool of this name was declared. nil: none.
 	Declared func(name []byte) bool
+	// HasParam reports whether the declared tool named tool declares a
+	// parameter named param. nil: none is known.
+	HasParam func(tool, param []byte) bool
+	// Fits returns the one declared tool that an arguments object with
+	// these keys fits: its parameters cover the keys and its required ones
+	// are among them. ok is false when none or several do. nil: none.
+	Fits func(keys []string) (name string, ok bool)
 	// MaxCall caps the bytes buffered for one call (default 1 MiB). A call
 	// growing past it is reported as a runaway.
 	MaxCall int
@@ -131,6 +138,7 @@ const (
 	lvProbe         // a text opener ('{', '[', `functools[`) that may start a call (probe.go)
 	lvPy            // inside a pythonic unit's body
 	lvLoose         // inside a loose object (gemma)
+	lvHash          // inside a call's hash (ruby_hash: hash.go)
 	lvStopped       // after a runaway: everything is discarded
 )
 
@@ -182,6 +190,12 @@ type call struct {
 	hdr     hdrState
 	// byOpener: closed only by the next opener, it may belong to a loop (loops.go)
 	byOpener bool
+	// unread: the markup held argument bytes that could not be read; the
+	// call is then not reported as a call (unread.go).
+	unread bool
+	jsonAt int   // start in m.buf of its JSON body
+	swap   *swap // a marker standing where an argument's opener may belong (substitute.go)
+	slot   slot  // where its name was written, if not in its own slot (slots.go)
 }
 
 // keyVal is a key waiting for its value (key/value dialects).
@@ -281,6 +295,7 @@ type Machine struct {
 	json     *jsonscan.Scanner  // JSON bodies; made when first needed
 	py       *pyscan.Scanner    // pythonic bodies; made when first needed
 	lj       *loosejson.Scanner // loose objects; made when first needed
+	hash     hashTrack          // the end of a call's hash (hash.go)
 	jheld    int                // bytes at the end of buf not yet fed to json
 	params   []Param
 	argsBuf  []byte
@@ -294,8 +309,10 @@ type Machine struct {
 	wl      wordLine
 	held    []byte // a held word line
 	heldOff int64
-	probe   *probe // made when first needed
-	textOff int64  // input offset of the text being handled
+	lbl     *label    // a held harness label line (label.go); made when first needed
+	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
+	probe   *probe    // made when first needed
+	textOff int64     // input offset of the text being handled
 	// prev is the input byte before the next one handled (0 at the start):
 	// a word opener counts only after a byte that is not a word byte.
 	prev byte
@@ -315,6 +332,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.loop = newLoopHold(sink, &opt)
 	m.sink = &m.loop
 	m.call.loose = -1
+	m.watchProse()
 	return m
 }
 
@@ -354,7 +372,7 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 // no state: the caller then reports p as text itself, without the sink.
 // Otherwise it consumes nothing and the caller uses Write.
 func (m *Machine) WritePlain(p []byte) bool {
-	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.strays != 0 || len(p) == 0 || m.loop.busy() {
+	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.labelHeld() || m.strays != 0 || len(p) == 0 || m.loop.busy() {
 		return false
 	}
 	nl := -1
@@ -388,13 +406,13 @@ func (m *Machine) WritePlain(p []byte) bool {
 	}
 	// Text ending in a prefix of a word opener (`func` of `functools[`) is
 	// held back: only the end of the chunk is looked at.
-	if m.ix.leads {
-		return m.writePlainLead(p, atLine)
-	}
-	if !m.lex.Plain(p) {
+	if m.ix.leads && !m.writePlainLead(p, atLine) || !m.ix.leads && !m.lex.Plain(p) {
 		return false
 	}
 	m.atLine = atLine
+	if m.tail != nil {
+		m.tail.write(p) // the text bare arguments may follow (bareargs.go)
+	}
 	return true
 }
 
@@ -548,6 +566,8 @@ func (m *Machine) text(b []byte) {
 				n = m.textInPy(b)
 			case lvLoose:
 				n = m.textInLoose(b)
+			case lvHash:
+				n = m.textInHash(b)
 			}
 		}
 		idle++
@@ -655,6 +675,9 @@ func (m *Machine) runaway(reason Reason) {
 func (m *Machine) textInText(b []byte) int {
 	if m.wl != wlNone {
 		return m.textWordLine(b)
+	}
+	if m.labelHeld() || m.startsLabel(b) {
+		return m.textLabel(b)
 	}
 	if m.code == codeSpan {
 		if i := indexByte(b, '\n'); i >= 0 {
@@ -794,6 +817,9 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 }
 
 func (m *Machine) tagInText(t *lexer.Token) {
+	if m.labelHeld() && m.labelTag(t) {
+		return
+	}
 	r, cands, variants := m.roleAtText(t)
 	if m.wl != wlNone && (m.wl != wlLine || r != rCallOpen || cands&declTag != 0 || m.code != codeNone) {
 		m.flushHeld()
@@ -828,6 +854,9 @@ func (m *Machine) tagInText(t *lexer.Token) {
 			m.wl = wlNone
 		}
 		s := choose(cands, t.Marker, t.Has(lexer.DSML), shNone)
+		if s == nil { // an argument element in the name's slot (slots.go)
+			s = choose(cands, lexer.Unknown, t.Has(lexer.DSML), shNone)
+		}
 		m.blk = block{cands: cands, spec: s, implicit: true}
 		var rep Repairs
 		if s.wrapped() { // its wrapper is missing
@@ -839,7 +868,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.sink.Reasoning(nil, t.Raw)
 	case rStrayClose:
 		reason := DiscardOrphanCloser
-		if t.Kind == lexer.Special || !t.Has(lexer.Closing) {
+		if !t.Has(lexer.Closing) {
 			reason = DiscardStrayToken // a token, or a framing opener (<|open|>response<|sep|>)
 		}
 		m.sink.Discard(t.Raw, reason)
@@ -921,6 +950,7 @@ func (m *Machine) toText() {
 	m.seg = segment{}
 	m.lex.LeaveBlock()
 	if len(m.buf) > 0 {
+		m.atLine = m.buf[len(m.buf)-1] == '\n'
 		m.sink.Text(m.buf)
 		m.bufOff += int64(len(m.buf))
 		m.buf = m.buf[:0]

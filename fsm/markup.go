@@ -32,6 +32,12 @@ const (
 func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 	switch t.Kind {
 	case lexer.Special:
+		if t.Has(lexer.Closing) { // [/NAME] opens nothing
+			if m.ix.used.has(t.Marker) {
+				return rStrayClose, 0, 0
+			}
+			return rNone, 0, 0
+		}
 		if cands, variants, r := m.openersOf(t); r != rNone {
 			return r, cands, variants
 		}
@@ -79,7 +85,17 @@ func (m *Machine) unit() (*Spec, dset) {
 func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 	s, cands := m.unit()
 	if t.Kind == lexer.Special {
-		return tokenRoleOf(cands, t.Marker)
+		r := tokenRoleOf(cands, t.Marker)
+		if t.Has(lexer.Closing) { // [/NAME] closes what [NAME] opens
+			switch r {
+			case rBlockOpen:
+				return rBlockClose
+			case rCallOpen:
+				return rCallClose
+			}
+			return rNone
+		}
+		return r
 	}
 	if t.Kind != lexer.Tag {
 		return rNone
@@ -181,6 +197,8 @@ func (m *Machine) tagInMarkup(t *lexer.Token) {
 		m.tagInPy(t, tokStart)
 	case lvLoose:
 		m.tagInLoose(t, tokStart)
+	case lvHash:
+		m.tagInHash(t, tokStart)
 	}
 }
 
@@ -204,6 +222,8 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 		if m.blk.nested > m.opt.Runaway.NestedBlocks {
 			m.runaway(RunawayNestedBlocks)
 		}
+	case rParamOpen:
+		m.paramSlot(t)
 	}
 }
 
@@ -224,6 +244,10 @@ func (m *Machine) openCall(t *lexer.Token, s *Spec, rep Repairs) {
 		m.call.repairs |= RMixedDialect
 	}
 	m.note(t)
+	if isSlotOpener(s, t) {
+		m.call.repairs |= RMisplacedName
+		m.call.slot = slotParam // on probation (slots.go)
+	}
 	var name []byte
 	switch s.name {
 	case nameAttr:
@@ -240,7 +264,7 @@ func (m *Machine) openCall(t *lexer.Token, s *Spec, rep Repairs) {
 		m.toolElement(t)
 		return
 	}
-	if !m.blk.implicit {
+	if !m.blk.implicit && m.call.slot == slotOwn {
 		m.callStart(m.nameOf(m.call.name))
 	}
 }
@@ -263,12 +287,23 @@ func (m *Machine) callStart(name []byte) {
 // toolElement completes an invoke_tool_call <tool name=.. args=../> call.
 func (m *Machine) toolElement(t *lexer.Token) {
 	if args, ok := t.Attr("args"); ok {
-		m.call.args = m.repairJSON(decodeAttrJSON(args))
+		src := decodeAttrJSON(args)
+		m.call.args = m.repairJSON(src)
+		if a := m.call.args; !isBlank(src) && (len(a) == 0 || a[0] != '{' || lostContent(src, a)) {
+			m.markUnread()
+		}
 	}
 	m.completeCall(len(m.buf), 0)
 }
 
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
+	if m.call.swap != nil {
+		m.settleSwap(t, tokStart)
+		return
+	}
+	if m.call.slot == slotParam && m.settleParamSlot(t, tokStart) {
+		return
+	}
 	if s := m.elementIn(t, tokStart); s != nil {
 		m.unwrapCall(t, s, tokStart)
 		return
@@ -340,6 +375,9 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 			return
 		}
 		m.looseValue(tokStart)
+		if m.swapOpen(t, tokStart) {
+			return
+		}
 		m.call.byOpener = true
 		m.completeCall(tokStart, RMissingCloser)
 		m.reopen(t)
@@ -449,6 +487,7 @@ func (m *Machine) closeValue(end int, rep Repairs) {
 	}
 	if m.call.spec.key != lexer.Unknown {
 		if !m.call.kv.has {
+			m.markUnread() // a value without its key
 			return
 		}
 		m.call.kv.has = false
@@ -516,7 +555,9 @@ func (m *Machine) looseValue(end int) {
 	if m.call.spec.key == lexer.Unknown || m.call.loose < 0 {
 		return
 	}
-	if m.call.kv.has && !isBlank(m.looseText(end)) {
+	if !m.call.kv.has && !isBlank(m.looseText(end)) {
+		m.markUnread() // loose text that is neither a key nor a key's value
+	} else if m.call.kv.has && !isBlank(m.looseText(end)) {
 		m.call.repairs |= RMissingArgValue
 		s := m.looseSpan(end)
 		m.addParam(m.call.kv.key, span{s.a, trimRight(m.buf, s)}, HintNone)
@@ -642,6 +683,10 @@ func (m *Machine) textPending(b []byte) int {
 			m.add(b[:i])
 			return i
 		}
+		if m.call.slot == slotLabel && p.role == rParamClose {
+			m.endLabelled(*p) // text after a labelled call's last argument
+			return 0
+		}
 		if p.role != rParamClose {
 			m.decide(nil, b, false)
 			return 0
@@ -690,6 +735,9 @@ func (m *Machine) decide(t *lexer.Token, text []byte, eof bool) {
 	switch {
 	case eof:
 	case t != nil:
+		if m.substitutedCloser(p, t) || m.labelledEnds(p, t) {
+			return
+		}
 		r := m.roleIn(t, lvCall)
 		switch p.role {
 		case rParamClose:

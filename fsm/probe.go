@@ -474,6 +474,12 @@ func (m *Machine) textInProbe(b []byte) int {
 		if v == pvMore && len(m.buf)+i+1 <= maxProbe {
 			continue
 		}
+		if m.mayBeBareArgs(v) { // arguments whose tool only prose names (bareargs.go)
+			if m.add(b[:i+1]) {
+				m.openBareArgs()
+			}
+			return i + 1
+		}
 		if v == pvNot && m.opensProbe(b, i) {
 			// The held bytes are text; c opens the next probe.
 			if !m.add(b[:i]) {

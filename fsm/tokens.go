@@ -136,7 +136,7 @@ var tokenHeader = header{
 
 // mistralHeader reads `NAME[ARGS]` and `NAME[CALL_ID]ID[ARGS]`.
 var mistralHeader = header{
-	loose: func(c *call) bool { return c.name.b == c.name.a && !c.done },
+	loose: func(c *call) bool { return c.name.b == c.name.a && !c.done || c.hdr.idNext && c.id.b == c.id.a },
 	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
 		c := &m.call
 		switch {
@@ -250,6 +250,9 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 		}
 		for k, v := range e {
 			if len(v) == 0 || v[0] != '{' {
+				if unreadArgs(v) {
+					m.markUnread()
+				}
 				v = []byte("{}")
 			}
 			return []byte(k), v
@@ -284,8 +287,14 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 	if len(a) > 0 && a[0] == '"' { // arguments as a JSON string
 		var s string
 		if json.Unmarshal(a, &s) == nil {
-			a = m.repairJSON([]byte(s))
+			src := []byte(s)
+			if a = m.repairJSON(src); !isBlank(src) && (len(a) == 0 || a[0] != '{' || lostContent(src, a)) {
+				m.markUnread()
+			}
 		}
+	}
+	if unreadArgs(a) {
+		m.markUnread()
 	}
 	if len(a) == 0 || a[0] != '{' {
 		a = []byte("{}")

@@ -22,14 +22,22 @@ const (
 	RClosedAtEOF                         // the stream ended inside the call: a caller may refuse to run it
 	RSchemaMismatch                      // a value did not fit its declared type and was kept as a string
 	RMissingRequired                     // a parameter the declared tool requires is absent
-	numRepairs       = iota
+	// RMisplacedName: the tool name stood in another slot than its own (the
+	// first <parameter=NAME>, a harness label line [Tool Use: NAME], prose
+	// before a bare arguments object).
+	RMisplacedName
+	// RMarkerSubstituted: a marker of the call's dialect stood where another
+	// of its markers belongs (glm's <tool_call> for <arg_key>, </function>
+	// for </parameter>); what followed it showed which one was meant.
+	RMarkerSubstituted
+	numRepairs = iota
 )
 
 // repairNames are the names of the repairs vocabulary, by bit position.
 var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
-	"closed_at_eof", "schema_mismatch", "missing_required",
+	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
 }
 
 // Append appends the names of the repairs in r to dst.

@@ -54,7 +54,7 @@ type Flags uint16
 
 // Token flags.
 const (
-	Closing      Flags = 1 << iota // </name>, or a slash after a DSML prefix
+	Closing      Flags = 1 << iota // </name>, a slash after a DSML prefix, or [/NAME]
 	SelfClosing                    // <name/>, or </name/>
 	Unclosed                       // the tag ended without its '>'
 	BarVariant                     // doubled or unusual bars, or spaces around them

@@ -76,6 +76,7 @@ const (
 	EndAction         // cohere <|END_ACTION|>
 	RoleSep           // gigachat3 <|role_sep|>
 	EndOfMsg          // kimi_k3 <|end_of_msg|>
+	ToolCallBracket   // [TOOL_CALL] (ruby_hash), closed by [/TOOL_CALL]
 	NumMarkers        // the number of markers: sets of markers may be sized by it
 )
 
@@ -96,7 +97,7 @@ var markerNames = [NumMarkers]string{
 	MistralToolCalls: "TOOL_CALLS", MistralArgs: "ARGS", MistralCallID: "CALL_ID",
 	ToolCallToken: "tool_call", FunctionCallToken: "function_call", ActionStart: "action_start",
 	Plugin: "plugin", ActionEnd: "action_end", ToolsPrefix: "tools_prefix", ToolsSuffix: "tools_suffix",
-	MessageSep: "message_sep", RoleSep: "role_sep", EndOfMsg: "end_of_msg",
+	MessageSep: "message_sep", RoleSep: "role_sep", EndOfMsg: "end_of_msg", ToolCallBracket: "TOOL_CALL",
 	PythonStart: "python_start", PythonEnd: "python_end", ToolCallStart: "tool_call_start",
 	StartAction: "start_action", EndAction: "end_action",
 	XTools: "tools", XCall: "call", XArgument: "argument", XResponse: "response", XMessage: "message",
@@ -190,6 +191,7 @@ var specialNames = map[string]markerEntry{
 	"end_action":               {m: EndAction, upper: true},
 	"role_sep":                 {m: RoleSep},
 	"end_of_msg":               {m: EndOfMsg},
+	"TOOL_CALL":                {m: ToolCallBracket},
 }
 
 // halfBarNames maps the names of half-bar tags (<|name>, <name|>: Gemma's

@@ -226,6 +226,10 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 
 	case stBracket:
 		switch {
+		case c == '/' && pos == r.name.a && r.flags&Closing == 0: // [/NAME]
+			r.flags |= Closing
+			r.name = span{end, end}
+			return more
 		case 'A' <= c && c <= 'Z' || c == '_' || pos > r.name.a && '0' <= c && c <= '9':
 			if pos-r.name.a >= MaxNameLen {
 				return fail

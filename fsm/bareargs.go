@@ -1,0 +1,188 @@
+package fsm
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Some models name the tool only in prose and then write its arguments as
+// a bare JSON object: "I'll call read_file:\n{"path": "a.go"}". With
+// declared tools (Options.Fits) and the json dialect on, such an object is
+// a call when, once it is complete:
+//
+//   - exactly one declared tool fits it (its parameters cover the keys and
+//     the ones it requires are among them), and
+//   - the text just before it (the last maxTail bytes of text, with no call
+//     or discarded markup since) names that tool as a word.
+//
+// The json dialect's probe (probe.go) sees the object first; when it gives
+// up on an object that is no call object but has a key, and the text before
+// names some declared tool, the object is held as the arguments of a call
+// with no name yet. A clean JSON object that fits becomes a json call with
+// misplaced_name; anything else (no single fit, repairs, the end of input
+// inside it) goes back to the text as it was.
+
+const maxTail = 200
+
+// textTail holds the last bytes of text, in a ring.
+type textTail struct {
+	buf  [maxTail]byte
+	n    int // bytes held
+	next int // where the next byte goes
+	line [maxTail]byte
+}
+
+func (t *textTail) write(p []byte) {
+	if len(p) > maxTail {
+		p = p[len(p)-maxTail:]
+	}
+	for len(p) > 0 {
+		k := copy(t.buf[t.next:], p)
+		t.next = (t.next + k) % maxTail
+		t.n = min(t.n+k, maxTail)
+		p = p[k:]
+	}
+}
+
+// words calls f with each word of the held text, oldest first, until f
+// returns true; it reports whether one did. A word is a run of letters,
+// digits, '_', '-' and '.' (a tool name), less a final '.' or '-'.
+func (t *textTail) words(f func(w []byte) bool) bool {
+	b := t.line[:0]
+	if t.n < maxTail {
+		b = append(b, t.buf[:t.n]...)
+	} else {
+		b = append(append(b, t.buf[t.next:]...), t.buf[:t.next]...)
+	}
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && (isIdentByte(b[j]) || b[j] == '-' || b[j] == '.') {
+			j++
+		}
+		if w := bytes.TrimRight(b[i:j], ".-"); len(w) > 0 && f(w) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// tailSink records the text the machine reports; a call or discarded
+// markup clears it.
+type tailSink struct {
+	Sink
+	tail *textTail
+}
+
+func (s tailSink) Text(b []byte) {
+	s.tail.write(b)
+	s.Sink.Text(b)
+}
+
+func (s tailSink) Call(c *Call) {
+	s.tail.n = 0
+	s.Sink.Call(c)
+}
+
+func (s tailSink) Discard(raw []byte, reason Reason) {
+	s.tail.n = 0
+	s.Sink.Discard(raw, reason)
+}
+
+func (s tailSink) Runaway(raw []byte, reason Reason) {
+	s.tail.n = 0
+	s.Sink.Runaway(raw, reason)
+}
+
+// watchProse turns on the recovery of bare arguments when it can apply:
+// the text is then recorded.
+func (m *Machine) watchProse() {
+	if m.opt.Fits == nil || m.opt.Declared == nil || !anyOf(m.ix.on, isBareObject) {
+		return
+	}
+	m.tail = new(textTail)
+	m.sink = tailSink{Sink: m.sink, tail: m.tail}
+}
+
+// isBareObject reports whether s is opened in text by a bare '{' object.
+func isBareObject(s *Spec) bool { return s.shape == shProbe && !s.list }
+
+// mayBeBareArgs reports whether the probe, giving up at a byte with
+// verdict v, held an object that may be bare arguments.
+func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
+	p := m.probe
+	if m.tail == nil || !anyOf(p.cands, isBareObject) {
+		return false
+	}
+	switch p.state {
+	case pColon, pValQuote, pVal, pComma: // a key was read
+	case pKey:
+		if p.nkey < maxProbeKey { // only a key too long for a probe
+			return false
+		}
+	case pKeyQuote:
+		if p.nkey == 0 {
+			return false
+		}
+	default:
+		return false
+	}
+	if v == pvName && m.declared(p.val[:p.nval]) {
+		return false // a call object after all
+	}
+	return m.tail.words(m.declared)
+}
+
+// openBareArgs holds the probed object (m.buf) as the arguments of a call
+// whose name is not known yet.
+func (m *Machine) openBareArgs() {
+	p := m.probe
+	s := choose(p.cands, 0, false, shProbe)
+	m.blk = block{cands: specSet(s), spec: s, implicit: true}
+	m.call = call{loose: -1, slot: slotProse, jsonAt: p.body}
+	m.setDialect(s)
+	m.lv = lvJSON
+	m.jheld = 0
+	m.json.Write(m.buf[p.body:])
+	if m.json.Done() || m.json.Failed() {
+		m.finishJSON()
+		m.jsonEnded()
+	}
+}
+
+// proseUnfit names a call of bare arguments, its markup at buf[:end], by
+// the one declared tool they fit. If none fits, or the text before does not
+// name it, or the object needed repairs, the markup goes back to the text
+// and proseUnfit reports true.
+func (m *Machine) proseUnfit(end int) bool {
+	if name, ok := m.proseFit(); ok {
+		m.call.name = m.keepName([]byte(name))
+		m.call.repairs |= RMisplacedName
+		return false
+	}
+	m.flushText(end)
+	m.call = call{loose: -1}
+	m.lv = lvBlock
+	return true
+}
+
+func (m *Machine) proseFit() (string, bool) {
+	if m.call.repairs&(RJSONRepaired|RTruncatedJSON) != 0 || m.call.unread {
+		return "", false
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(m.call.args, &members) != nil {
+		return "", false
+	}
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	name, ok := m.opt.Fits(keys)
+	if !ok {
+		return "", false
+	}
+	named := m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) })
+	return name, named
+}
