@@ -134,6 +134,7 @@ const (
 	needName           // a name attribute
 	needValue          // a =VALUE
 	needDeclared       // its tag name is a declared tool
+	needDSML           // the DSML prefix: <｜DSML｜tool_call> is a DSML wrapper under a borrowed name
 )
 
 // tokenRole is the meaning of a special token inside a unit.
@@ -207,7 +208,9 @@ var table = []Spec{
 		opener{marker: lexer.Invoke, role: rCallOpen, needs: needName}),
 	xmlInvoke(DSML, "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">SF</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>", true,
 		opener{marker: lexer.FunctionCalls, role: rBlockOpen}, opener{marker: lexer.ToolCalls, role: rBlockOpen},
-		opener{marker: lexer.Invoke, role: rCallOpen, needs: needName}),
+		opener{marker: lexer.Invoke, role: rCallOpen, needs: needName},
+		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true, needs: needDSML},
+		opener{marker: lexer.Toolcall, role: rBlockOpen, variant: true, needs: needDSML}),
 	xmlInvoke(MiniMax, "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">SF</parameter>\n</invoke>\n</minimax:tool_call>", false,
 		opener{marker: lexer.ToolCall, role: rBlockOpen, ns: "minimax"},
 		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true}),
@@ -550,6 +553,8 @@ func (op *opener) fits(s *Spec, t *lexer.Token) bool {
 		return ok
 	case needValue:
 		return len(t.Value) > 0
+	case needDSML:
+		return t.Has(lexer.DSML)
 	}
 	return true
 }
@@ -569,7 +574,7 @@ func (m *Machine) openersOf(t *lexer.Token) (cands, variants dset, r role) {
 					continue
 				}
 				cands |= 1 << i
-				if op.variant {
+				if op.variant || t.Has(lexer.DSML) && !table[i].dsml { // a DSML prefix on another dialect's tag is borrowed
 					variants |= 1 << i
 				}
 				r = op.role
