@@ -29,6 +29,9 @@ func (m *Machine) settle() {
 // text is gathered into a segment (up to a newline, a tag, a '>' or
 // maxSegment bytes) and judged as a whole by closeSegment.
 func (m *Machine) textLoose(b []byte) int {
+	if n := m.fenceInfo(b); n > 0 {
+		return n
+	}
 	if m.lv == lvCall && m.collectsLoose() {
 		return m.textLooseCall(b)
 	}
@@ -235,7 +238,7 @@ func (m *Machine) openLoose(s *Spec, name []byte) {
 	m.call = call{loose: -1}
 	m.setDialect(s)
 	m.call.name = m.keepName(bytes.TrimSpace(name))
-	if m.blk.open.variant {
+	if m.blk.open.variant || m.blk.variants&specSet(s) != 0 {
 		m.call.repairs |= RMarkerVariant
 	}
 	m.lv = lvCall
@@ -274,7 +277,7 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	case lvCall:
 		cl := &m.call
 		switch {
-		case !cl.spec.json || len(cl.params) > 0 || cl.done && cl.args == nil:
+		case !cl.spec.json || len(cl.params) > 0 || cl.kv.has || cl.done && cl.args == nil:
 			return false
 		case cl.spec.envFirst && !cl.hdr.named:
 			return c == '{' || c == '['

@@ -227,7 +227,7 @@ var table = []Spec{
 	{Name: GLM, Family: "tool_call", shape: shKV,
 		Example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
-		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose},
+		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, json: true},
 	{Name: InvokeToolCall, Family: "invoke_tool_call", shape: shAttrJSON,
 		Example: "<invoke_tool_call>\n<tool name=\"get_weather\" args=\"{\\\"city\\\": \\\"SF\\\"}\"/>\n</invoke_tool_call>",
 		opens:   []opener{{marker: lexer.InvokeToolCall, role: rBlockOpen}},

@@ -177,6 +177,7 @@ type call struct {
 	loose   int    // start of loose text in m.buf, -1 if none
 	kv      keyVal // key/value arguments
 	hdr     hdrState
+	fence   int // end in m.buf of a code fence before the body: its info string is markup (fence.go)
 }
 
 // keyVal is a key waiting for its value (key/value dialects).

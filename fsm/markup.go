@@ -185,6 +185,10 @@ func (m *Machine) tagInMarkup(t *lexer.Token) {
 }
 
 func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
+	if t.Kind == lexer.Backticks {
+		m.fenceIn(t)
+		return
+	}
 	switch m.roleIn(t, lvBlock) {
 	case rCallOpen:
 		mk := t.Marker
@@ -268,6 +272,10 @@ func (m *Machine) toolElement(t *lexer.Token) {
 }
 
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
+	if t.Kind == lexer.Backticks {
+		m.fenceIn(t)
+		return
+	}
 	if s := m.elementIn(t, tokStart); s != nil {
 		m.unwrapCall(t, s, tokStart)
 		return

@@ -40,6 +40,7 @@ const (
 	stNumESign               // after the exponent's sign: a digit
 	stNumExp                 // in a number's exponent digits
 	stLit                    // inside True, False, None, true, false or null
+	stDictArgEnd             // after the '}' of a dict that is a call's only argument: ')' (after one ',' at most)
 	stListEnd                // List mode: the ']' was consumed
 	stFinished               // Finish completed a call
 	numStates
@@ -82,6 +83,7 @@ var stateNames = [numStates]string{
 	stNumESign:  "in a number",
 	stNumExp:    "in a number",
 	stLit:       "in a literal",
+	stDictArgEnd: "after a call's dict argument",
 	stListEnd:   "after the list",
 	stFinished:  "after Finish",
 }
@@ -93,7 +95,7 @@ var skipsSpace = [numStates]bool{
 	stKwFirst: true, stKwNext: true, stKwEq: true,
 	stKeyFirst: true, stKeyNext: true, stColon: true,
 	stElemFirst: true, stElemNext: true, stValue: true, stAfter: true,
-	stStrEnd: true,
+	stStrEnd: true, stDictArgEnd: true,
 }
 
 // Results of one step of the state machine on one byte.
@@ -235,7 +237,7 @@ func (s *Scanner) open(c byte) uint8 {
 func (s *Scanner) closeTop() {
 	f := &s.frames[s.depth-1]
 	switch f.kind {
-	case 'c', '{':
+	case 'c', '{', 'd':
 		s.out = append(s.out, '}')
 	case '[':
 		s.out = append(s.out, ']')
@@ -252,16 +254,23 @@ func (s *Scanner) closeTop() {
 // close handles a closing bracket c in a container state.
 func (s *Scanner) close(c byte) uint8 {
 	var want byte
-	switch s.frames[s.depth-1].kind {
+	f := &s.frames[s.depth-1]
+	switch f.kind {
 	case 'c', '(':
 		want = ')'
 	case '[':
 		want = ']'
-	case '{':
+	case '{', 'd':
 		want = '}'
 	}
 	if c != want {
 		return s.fail()
+	}
+	if f.kind == 'd' { // the call's dict argument: its object is complete, the call's ')' comes next
+		s.out = append(s.out, '}')
+		f.kind, f.comma = 'D', false
+		s.state = stDictArgEnd
+		return consumed
 	}
 	s.closeTop()
 	if s.depth == 0 {
@@ -281,7 +290,7 @@ func (s *Scanner) comma() {
 	switch f.kind {
 	case 'c':
 		s.state = stKwNext
-	case '{':
+	case '{', 'd':
 		s.state = stKeyNext
 	default:
 		s.state = stElemNext
@@ -492,6 +501,12 @@ func (s *Scanner) step(c byte) uint8 {
 		if c == ')' {
 			return s.close(c)
 		}
+		if c == '{' && s.state == stKwFirst {
+			// f({"k": v}): a dict as the only argument is the arguments.
+			s.frames[0].kind = 'd'
+			s.state = stKeyFirst
+			return consumed
+		}
 		if !isLetter(c) {
 			// A positional value, `**kw`, `*args`.
 			return s.fail()
@@ -564,6 +579,23 @@ func (s *Scanner) step(c byte) uint8 {
 			return consumed
 		}
 		return s.beginValue(c)
+
+	case stDictArgEnd:
+		f := &s.frames[0]
+		switch {
+		case isSpace(c):
+			return consumed
+		case c == ',' && !f.comma:
+			f.comma = true
+			return consumed
+		case c == ')':
+			s.depth = 0
+			s.compact()
+			s.calls++
+			s.state = stBetween
+			return endCall
+		}
+		return s.fail()
 
 	case stAfter:
 		switch c {
