@@ -4,88 +4,88 @@ import "unicode/utf8"
 
 // Grammar states. The comments say what the scanner expects next.
 const (
-	stOpen      uint8 = iota // List mode start: whitespace, then '['
-	stFirstCall              // before the first call: whitespace, a callee name, or ']' (List)
-	stBetween                // after a call: whitespace, ',', a callee name, or ']' (List)
-	stName                   // in a callee name: more name, spaces or '('
-	stNameSp                 // after a callee name and spaces: '('
-	stKwFirst                // after a call's '(': a keyword or ')'
-	stKwNext                 // after ',' in a call: a keyword or ')'
-	stKw                     // in a keyword: more keyword, spaces or '='
-	stKwEq                   // after a keyword and spaces: '='
-	stKeyFirst               // after '{': a key or '}'
-	stKeyNext                // after ',' in a dict: a key or '}'
-	stColon                  // after a dict key: ':'
-	stElemFirst              // after '[' or '(': a value or the closer
-	stElemNext               // after ',' in a list or tuple: a value or the closer
-	stValue                  // after '=' or ':': a value
-	stAfter                  // after a value: ',' or the closer
-	stPrefix                 // after a string prefix letter: another prefix letter or a quote
-	stQ1                     // after an opening quote: content, or a second quote
-	stQ2                     // after two quotes: a third (triple-quoted string) or whatever follows an empty string
-	stStr                    // inside a string
-	stEsc                    // after a backslash in a string
-	stHex                    // in the hex digits of \x, \u or \U
-	stOct                    // in the octal digits of \ooo
-	stRawEsc                 // after a backslash in a raw string: any byte, kept
-	stStrEnd                 // after a closing quote: an adjacent string literal continues the string
-	stNumSign                // after a number's sign: a digit or '.'
-	stNumZero                // after a number's leading '0'
-	stNumLZ                  // in an int with a leading zero (`020`, written as a string)
-	stNumInt                 // in a number's integer digits
-	stNumDot                 // after the integer part's '.'
-	stNumLDot                // after a leading '.' (`.5`): a digit
-	stNumFrac                // in a number's fraction digits
-	stNumE                   // after a number's 'e' or 'E': a sign or digit
-	stNumESign               // after the exponent's sign: a digit
-	stNumExp                 // in a number's exponent digits
-	stLit                    // inside True, False, None, true, false or null
-	stDictArgEnd             // after the '}' of a dict that is a call's only argument: ')' (after one ',' at most)
-	stListEnd                // List mode: the ']' was consumed
-	stFinished               // Finish completed a call
+	stOpen       uint8 = iota // List mode start: whitespace, then '['
+	stFirstCall               // before the first call: whitespace, a callee name, or ']' (List)
+	stBetween                 // after a call: whitespace, ',', a callee name, or ']' (List)
+	stName                    // in a callee name: more name, spaces or '('
+	stNameSp                  // after a callee name and spaces: '('
+	stKwFirst                 // after a call's '(': a keyword or ')'
+	stKwNext                  // after ',' in a call: a keyword or ')'
+	stKw                      // in a keyword: more keyword, spaces or '='
+	stKwEq                    // after a keyword and spaces: '='
+	stKeyFirst                // after '{': a key or '}'
+	stKeyNext                 // after ',' in a dict: a key or '}'
+	stColon                   // after a dict key: ':'
+	stElemFirst               // after '[' or '(': a value or the closer
+	stElemNext                // after ',' in a list or tuple: a value or the closer
+	stValue                   // after '=' or ':': a value
+	stAfter                   // after a value: ',' or the closer
+	stPrefix                  // after a string prefix letter: another prefix letter or a quote
+	stQ1                      // after an opening quote: content, or a second quote
+	stQ2                      // after two quotes: a third (triple-quoted string) or whatever follows an empty string
+	stStr                     // inside a string
+	stEsc                     // after a backslash in a string
+	stHex                     // in the hex digits of \x, \u or \U
+	stOct                     // in the octal digits of \ooo
+	stRawEsc                  // after a backslash in a raw string: any byte, kept
+	stStrEnd                  // after a closing quote: an adjacent string literal continues the string
+	stNumSign                 // after a number's sign: a digit or '.'
+	stNumZero                 // after a number's leading '0'
+	stNumLZ                   // in an int with a leading zero (`020`, written as a string)
+	stNumInt                  // in a number's integer digits
+	stNumDot                  // after the integer part's '.'
+	stNumLDot                 // after a leading '.' (`.5`): a digit
+	stNumFrac                 // in a number's fraction digits
+	stNumE                    // after a number's 'e' or 'E': a sign or digit
+	stNumESign                // after the exponent's sign: a digit
+	stNumExp                  // in a number's exponent digits
+	stLit                     // inside True, False, None, true, false or null
+	stDictArgEnd              // after the '}' of a dict that is a call's only argument: ')' (after one ',' at most)
+	stListEnd                 // List mode: the ']' was consumed
+	stFinished                // Finish completed a call
 	numStates
 )
 
 var stateNames = [numStates]string{
-	stOpen:      "before '['",
-	stFirstCall: "before the first call",
-	stBetween:   "between calls",
-	stName:      "in a callee name",
-	stNameSp:    "after a callee name",
-	stKwFirst:   "after '(' of a call",
-	stKwNext:    "after ',' in a call",
-	stKw:        "in a keyword",
-	stKwEq:      "after a keyword",
-	stKeyFirst:  "after '{'",
-	stKeyNext:   "after ',' in a dict",
-	stColon:     "after a dict key",
-	stElemFirst: "after '[' or '('",
-	stElemNext:  "after ',' in a list or tuple",
-	stValue:     "at the start of a value",
-	stAfter:     "after a value",
-	stPrefix:    "after a string prefix",
-	stQ1:        "in a string",
-	stQ2:        "after two quotes",
-	stStr:       "in a string",
-	stEsc:       "in a string escape",
-	stHex:       "in a hex escape",
-	stOct:       "in an octal escape",
-	stRawEsc:    "in a raw string escape",
-	stStrEnd:    "after a string",
-	stNumSign:   "in a number",
-	stNumZero:   "in a number",
-	stNumLZ:     "in a number",
-	stNumInt:    "in a number",
-	stNumDot:    "in a number",
-	stNumLDot:   "in a number",
-	stNumFrac:   "in a number",
-	stNumE:      "in a number",
-	stNumESign:  "in a number",
-	stNumExp:    "in a number",
-	stLit:       "in a literal",
+	stOpen:       "before '['",
+	stFirstCall:  "before the first call",
+	stBetween:    "between calls",
+	stName:       "in a callee name",
+	stNameSp:     "after a callee name",
+	stKwFirst:    "after '(' of a call",
+	stKwNext:     "after ',' in a call",
+	stKw:         "in a keyword",
+	stKwEq:       "after a keyword",
+	stKeyFirst:   "after '{'",
+	stKeyNext:    "after ',' in a dict",
+	stColon:      "after a dict key",
+	stElemFirst:  "after '[' or '('",
+	stElemNext:   "after ',' in a list or tuple",
+	stValue:      "at the start of a value",
+	stAfter:      "after a value",
+	stPrefix:     "after a string prefix",
+	stQ1:         "in a string",
+	stQ2:         "after two quotes",
+	stStr:        "in a string",
+	stEsc:        "in a string escape",
+	stHex:        "in a hex escape",
+	stOct:        "in an octal escape",
+	stRawEsc:     "in a raw string escape",
+	stStrEnd:     "after a string",
+	stNumSign:    "in a number",
+	stNumZero:    "in a number",
+	stNumLZ:      "in a number",
+	stNumInt:     "in a number",
+	stNumDot:     "in a number",
+	stNumLDot:    "in a number",
+	stNumFrac:    "in a number",
+	stNumE:       "in a number",
+	stNumESign:   "in a number",
+	stNumExp:     "in a number",
+	stLit:        "in a literal",
 	stDictArgEnd: "after a call's dict argument",
-	stListEnd:   "after the list",
-	stFinished:  "after Finish",
+	stListEnd:    "after the list",
+	stFinished:   "after Finish",
 }
 
 // skipsSpace marks the states in which whitespace is skipped and changes
