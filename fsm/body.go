@@ -514,6 +514,10 @@ func (m *Machine) finishJSON() {
 		m.envelopes(out)
 		return
 	}
+	if list := toolCallsOf(out); list != nil {
+		m.envelopes(list)
+		return
+	}
 	name, args := m.envelope(out)
 	m.call.name = m.keepName(name)
 	m.call.args = append(m.argsBuf[:0], args...)

@@ -150,6 +150,7 @@ type probe struct {
 	py     bool  // one of them writes Python calls
 	python bool  // the body is a Python call list
 	line   bool  // it started a line: a word that is not an opener may be a word line
+	nest   nest  // the containers around the call object the probe reads (toolcalls.go)
 	quote  byte
 	key    [maxProbeKey]byte
 	nkey   int
@@ -229,6 +230,7 @@ func (p *probe) step(c byte) probeVerdict {
 		case ws:
 		case c == '"' || c == '\'':
 			p.quote, p.nval, p.state = c, 0, pVal
+		case p.enters(c):
 		default:
 			return pvNot // a call object names its tool first
 		}
@@ -298,7 +300,7 @@ func (p *probe) opener(c byte) probeVerdict {
 		}
 	}
 	if c == '{' {
-		p.state = pKeyQuote
+		p.state, p.nest = pKeyQuote, nestTop
 	} else {
 		p.state = pList
 	}
