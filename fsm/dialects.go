@@ -452,6 +452,10 @@ type dialectIndex struct {
 	used   markerSet // markers that some enabled dialect uses
 	probes bool      // tools are declared and a dialect opened by text is on: every text opener is probed
 	leads  bool      // probes, and some text opener starts with a word
+	// orphans: no tools are declared, and a dialect is on whose wrapper
+	// closer may follow its call body alone: a '{' or '[' starting a line
+	// is probed for a call body that such a closer ends (orphan.go).
+	orphans bool
 }
 
 // markerSet is a set of lexer markers.
@@ -493,6 +497,7 @@ func newIndex(o *Options) dialectIndex {
 		ix.used[1] |= s.uses[1]
 	}
 	ix.leads = ix.probes && len(pt.words) > 0
+	ix.orphans = !ix.probes && ix.on&orphanDialects != 0
 	return ix
 }
 

@@ -470,12 +470,8 @@ func (m *Machine) token(t *lexer.Token) {
 
 // marker handles a token other than text.
 func (m *Machine) marker(t *lexer.Token) {
-	if m.lv == lvProbe {
-		if m.probe.inString() {
-			m.tagInProbe(t)
-			return
-		}
-		m.probeText() // markup outside a JSON string: the held bytes were text
+	if m.lv == lvProbe && m.tagInProbe(t) {
+		return
 	}
 	if m.pend.active && m.lv != lvStopped {
 		if m.pend.seg >= 0 {

@@ -128,6 +128,8 @@ const (
 	pValQuote                   // expect the quote that opens a string value
 	pVal                        // inside the value
 	pComma                      // expect ',' before the next key
+	pBody                       // holding the rest of a call's JSON value (orphan.go)
+	pAfter                      // holding whitespace after it
 )
 
 // probeVerdict is what one byte tells a probe.
@@ -314,11 +316,14 @@ func (p *probe) inString() bool { return p.state == pKey || p.state == pVal }
 // probing reports whether text openers are probed here: in text and in a
 // fenced code block, not in a code span.
 func (m *Machine) probing() bool {
-	return m.ix.probes && m.code != codeSpan
+	return m.ix.probes && m.code != codeSpan || m.ix.orphans && m.code == codeNone
 }
 
 // probeOps are the text openers that count here.
 func (m *Machine) probeOps() opSet {
+	if !m.ix.probes {
+		return orphanOps
+	}
 	if m.code == codeFence {
 		return pt.fenced
 	}
@@ -336,6 +341,9 @@ func (m *Machine) byteBefore(b []byte, j int) byte {
 // probeAt returns where a probe starts in text b: at its first text
 // opener, or at a prefix of an opener's word that ends b; -1 if nowhere.
 func (m *Machine) probeAt(b []byte) int {
+	if !m.ix.probes {
+		return m.orphanAt(b)
+	}
 	ops := m.probeOps()
 	for from := 0; from < len(b); {
 		i, lim := -1, len(b)
@@ -420,6 +428,9 @@ func (m *Machine) opensProbe(b []byte, i int) bool {
 	default:
 		return false // the probe's own first byte
 	}
+	if !m.ix.probes && prev != '\n' {
+		return false // an orphan probe starts a line
+	}
 	ops := m.probeOps()
 	for k, o := range pt.ops {
 		if ops.has(k) && o.text[0] == b[i] && (len(o.text) == 1 || !isIdentByte(prev)) {
@@ -471,6 +482,9 @@ func (m *Machine) wordLineFrom(b []byte) bool {
 
 // textInProbe feeds held-back bytes to the probe.
 func (m *Machine) textInProbe(b []byte) int {
+	if m.probe.state >= pBody {
+		return m.textHeld(b)
+	}
 	for i, c := range b {
 		v := m.probe.step(c)
 		if v == pvMore && len(m.buf)+i+1 <= maxProbe {
@@ -491,6 +505,10 @@ func (m *Machine) textInProbe(b []byte) int {
 			return i // c goes on with the word line
 		}
 		if !m.add(b[:i+1]) {
+			return i + 1
+		}
+		if v == pvName && m.ix.orphans {
+			m.holdBody()
 			return i + 1
 		}
 		if v == pvName && m.opt.Declared(m.probe.val[:m.probe.nval]) && m.openProbed() {
@@ -532,9 +550,20 @@ func (m *Machine) openProbed() bool {
 	return true
 }
 
-// tagInProbe: a marker inside a JSON string of a probed object is string
-// content.
-func (m *Machine) tagInProbe(t *lexer.Token) {
-	m.textOff = t.Offset
-	m.text(t.Raw)
+// tagInProbe handles a marker met while probing: inside a JSON string it
+// is string content; after a held call body it may be the orphan closer
+// that makes it a call (orphan.go). Otherwise the held bytes were text, and
+// it reports false: the marker is then handled at the text level.
+func (m *Machine) tagInProbe(t *lexer.Token) bool {
+	p := m.probe
+	switch {
+	case p.inString() || p.state == pBody && m.json.InString():
+		m.textOff = t.Offset
+		m.text(t.Raw)
+		return true
+	case m.closeHeld(t):
+		return true
+	}
+	m.probeText()
+	return false
 }
