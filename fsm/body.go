@@ -92,6 +92,9 @@ func (m *Machine) closeSegment(end int) {
 		m.applyCorrupt(r, start, end)
 		return
 	}
+	if m.bareInMarkup(start, end) {
+		return
+	}
 	if m.lv == lvBlock && m.blk.calls == 0 && isIdent(s) {
 		if spec := choose(m.blk.cands, lexer.Unknown, false, shKV); spec != nil {
 			m.openLoose(spec, s)
@@ -135,10 +138,10 @@ func (m *Machine) applyCorrupt(r role, start, end int) {
 		m.endBlock(end)
 	case m.lv == lvCall && r == rCallClose:
 		m.openers = 0
-		m.completeCall(end, RCorruptedCloser)
+		m.completeCall(end, m.closerRepair(start, end))
 	case m.lv == lvCall && r == rBlockClose:
 		m.openers = 0
-		rep := RCorruptedCloser
+		rep := m.closerRepair(start, end)
 		if m.call.spec.call != lexer.Unknown {
 			rep |= RMissingCloser
 		}
@@ -260,11 +263,14 @@ func (m *Machine) textInValue(b []byte) int {
 	}
 	if r, ok := m.corruptCloser(m.buf[max(0, len(m.buf)-40):]); ok {
 		w := trailingWord(m.buf[:len(m.buf)-1])
-		rep := RCorruptedCloser
+		start, rep := len(m.buf)-len(w)-1, RCorruptedCloser
+		if s, ok := bareCloserAt(m.buf, start); ok { // `1/parameter>`: only the '<' is missing
+			start, rep = s, RMissingBracket
+		}
 		if r != rParamClose {
 			rep |= RMissingCloser
 		}
-		m.expect(r, len(m.buf)-len(w)-1, rep)
+		m.expect(r, start, rep)
 	}
 	return i + 1
 }

@@ -315,10 +315,11 @@ func New(opt Options, sink Sink) *Machine {
 func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) }
 
 // plainStop marks the bytes that keep a chunk off the fast path: marker
-// triggers and '{' (text openers); newlines are looked at.
+// triggers, '{' (text openers) and '>' (tags without '<'); newlines are
+// looked at.
 var plainStop = func() (t [256]bool) {
 	t = lexer.Triggers
-	t['{'], t['\n'] = true, true
+	t['{'], t['\n'], t['>'] = true, true, true
 	return t
 }()
 
@@ -352,10 +353,12 @@ func (m *Machine) WritePlain(p []byte) bool {
 	nl := -1
 	for i, c := range p {
 		if plainStop[c] {
-			if c != '\n' {
+			if c != '\n' && (c != '>' || m.ix.on&bareDialects != 0) { // '>' may end a tag written without '<' (bare.go)
 				return false
 			}
-			nl = i
+			if c == '\n' {
+				nl = i
+			}
 		}
 	}
 	// A line may be a word line (see wordLine): those chunks take the long way.
@@ -653,16 +656,17 @@ func (m *Machine) textInText(b []byte) int {
 	if m.strays > 0 && !isBlank(b) {
 		m.strays = 0
 	}
-	if m.probing() {
-		if i := m.probeAt(b); i >= 0 {
-			line := m.atLine
-			if i > 0 {
-				line = b[i-1] == '\n'
-			}
-			m.emitText(b[:i])
-			m.startProbe(m.textOff+int64(i), line)
-			return i
+	if i, bare := m.openerAt(b); i >= 0 {
+		line := m.atLine
+		if i > 0 {
+			line = b[i-1] == '\n'
 		}
+		m.emitText(b[:i])
+		m.startProbe(m.textOff+int64(i), line)
+		if bare {
+			m.startBare()
+		}
+		return i
 	}
 	if m.code == codeNone {
 		if n := m.holdWordLine(b); n < len(b) {

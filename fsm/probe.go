@@ -118,18 +118,22 @@ func isIdentByte(c byte) bool { return isWordByte(c) || '0' <= c && c <= '9' }
 type probeState uint8
 
 const (
-	pOpener   probeState = iota // in a text opener
-	pList                       // after '[': whitespace, then '{' or a callee
-	pCallee                     // in a callee name
-	pCalleeSp                   // spaces after a callee name: '('
-	pKeyQuote                   // expect the quote that opens a key
-	pKey                        // inside a key
-	pColon                      // expect ':'
-	pValQuote                   // expect the quote that opens a string value
-	pVal                        // inside the value
-	pComma                      // expect ',' before the next key
-	pBody                       // holding the rest of a call's JSON value (orphan.go)
-	pAfter                      // holding whitespace after it
+	pOpener    probeState = iota // in a text opener
+	pList                        // after '[': whitespace, then '{' or a callee
+	pCallee                      // in a callee name
+	pCalleeSp                    // spaces after a callee name: '('
+	pKeyQuote                    // expect the quote that opens a key
+	pKey                         // inside a key
+	pColon                       // expect ':'
+	pValQuote                    // expect the quote that opens a string value
+	pVal                         // inside the value
+	pComma                       // expect ',' before the next key
+	pBody                        // holding the rest of a call's JSON value (orphan.go)
+	pAfter                       // holding whitespace after it
+	pBareBlock                   // a line that may be a block opener without its '<' (bare.go)
+	pBareEnd                     // after it: spaces, then the end of the line
+	pBareNext                    // whitespace before the next line
+	pBareCall                    // a line that may be a call opener without its '<'
 )
 
 // probeVerdict is what one byte tells a probe.
@@ -144,15 +148,16 @@ const (
 // probe matches the start of a call in text one byte at a time.
 type probe struct {
 	state  probeState
-	ops    opSet // the openers the bytes so far fit
-	n      int   // bytes of the opener matched
-	body   int   // offset in the held bytes of the body's first byte
-	cands  dset  // the dialects of the opener, once it is complete
-	json   bool  // one of them writes JSON call objects
-	py     bool  // one of them writes Python calls
-	python bool  // the body is a Python call list
-	line   bool  // it started a line: a word that is not an opener may be a word line
-	nest   nest  // the containers around the call object the probe reads (toolcalls.go)
+	ops    opSet     // the openers the bytes so far fit
+	n      int       // bytes of the opener matched
+	body   int       // offset in the held bytes of the body's first byte
+	cands  dset      // the dialects of the opener, once it is complete
+	json   bool      // one of them writes JSON call objects
+	py     bool      // one of them writes Python calls
+	python bool      // the body is a Python call list
+	line   bool      // it started a line: a word that is not an opener may be a word line
+	nest   nest      // the containers around the call object the probe reads (toolcalls.go)
+	bare   bareLines // lines of markup written without '<' (bare.go)
 	quote  byte
 	key    [maxProbeKey]byte
 	nkey   int
@@ -467,7 +472,8 @@ func (m *Machine) probeText() {
 // wordLine), as if the text had not been probed.
 func (m *Machine) wordLineFrom(b []byte) bool {
 	p := m.probe
-	if !p.line || p.state != pOpener || len(m.buf)+len(b) > maxWordLine || !isLowerWord(m.buf) || len(b) > 0 && !isLowerWord(b) {
+	if !p.line || p.state != pOpener && p.state != pBareBlock || len(m.buf)+len(b) > maxWordLine || len(m.buf)+len(b) == 0 ||
+		len(m.buf) > 0 && !isLowerWord(m.buf) || len(b) > 0 && !isLowerWord(b) {
 		return false
 	}
 	m.add(b)
@@ -482,7 +488,10 @@ func (m *Machine) wordLineFrom(b []byte) bool {
 
 // textInProbe feeds held-back bytes to the probe.
 func (m *Machine) textInProbe(b []byte) int {
-	if m.probe.state >= pBody {
+	switch {
+	case m.probe.state >= pBareBlock:
+		return m.textBare(b)
+	case m.probe.state >= pBody:
 		return m.textHeld(b)
 	}
 	for i, c := range b {
@@ -561,7 +570,7 @@ func (m *Machine) tagInProbe(t *lexer.Token) bool {
 		m.textOff = t.Offset
 		m.text(t.Raw)
 		return true
-	case m.closeHeld(t):
+	case m.closeHeld(t), m.bareOpener(t):
 		return true
 	}
 	m.probeText()

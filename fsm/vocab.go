@@ -22,6 +22,7 @@ const (
 	RClosedAtEOF                         // the stream ended inside the call: a caller may refuse to run it
 	RSchemaMismatch                      // a value did not fit its declared type and was kept as a string
 	RMissingRequired                     // a parameter the declared tool requires is absent
+	RMissingBracket                      // tags written without their '<' (`invoke name="x">`, `/invoke>`)
 	numRepairs       = iota
 )
 
@@ -29,7 +30,7 @@ const (
 var RepairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
-	"closed_at_eof", "schema_mismatch", "missing_required",
+	"closed_at_eof", "schema_mismatch", "missing_required", "missing_bracket",
 }
 
 // Append appends the names of the repairs in r to dst.
