@@ -68,10 +68,21 @@ var bareNames, bareNS, bareFirst = func() (names, ns []string, first [256]bool) 
 	}
 	for _, w := range append(slices.Clone(names), ns...) {
 		first[w[0]] = true
-		first[w[0]-'a'+'A'] = true
 	}
 	first['|'], first[0xEF], first[0xE2] = true, true, true // bars: ASCII, U+FF5C, U+2016
 	return names, ns, first
+}()
+
+// heldLead marks the bytes a line that may be held starts with: a word
+// line (lower case) or a line without '<' (lower case, or a bar).
+var heldLead = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c, ok := range bareFirst {
+		t[c] = t[c] || ok
+	}
+	return t
 }()
 
 // maxBareWord bounds a block opener line's name.
@@ -134,6 +145,32 @@ func (m *Machine) mayBeBare(b []byte) bool {
 		}
 		if l.rec.InName() && !l.nameByte(c) {
 			return false
+		}
+	}
+	return true
+}
+
+// bareFrom turns a probe that held the start of a line as a word opener
+// (`funct` of `functools[`), not one after all, into one of a line
+// without '<' (`function_calls>`) when its bytes, then b, may be one.
+func (m *Machine) bareFrom(b []byte) bool {
+	p := m.probe
+	if p.state != pOpener || !p.line || m.ix.on&bareDialects == 0 {
+		return false
+	}
+	held := len(m.buf)
+	if !m.add(b) {
+		return true
+	}
+	if !m.mayBeBare(m.buf) {
+		m.buf = m.buf[:held]
+		return false
+	}
+	m.startBare()
+	for _, c := range m.buf { // a few bytes of a word: read again as the line's start
+		p.bare.rec.Step(c)
+		if p.bare.rec.InName() {
+			p.bare.nameByte(c)
 		}
 	}
 	return true
@@ -333,9 +370,32 @@ func (m *Machine) openBare(t *lexer.Token, at int) bool {
 // of m.buf), that is a whole opener written without '<': a call opener in
 // a block, an argument's opener in a call. It reports whether it did.
 func (m *Machine) bareInMarkup(start, end int) bool {
-	s := m.buf[start:end]
-	if end != len(m.buf) || len(s) < 2 || s[len(s)-1] != '>' || m.lv != lvBlock && m.lv != lvCall {
+	if end != len(m.buf) || m.lv != lvBlock && m.lv != lvCall {
 		return false
+	}
+	t := m.bareTag(m.buf[start:end])
+	if t == nil || !m.bareFits(t, m.lv) {
+		return false
+	}
+	m.tagInMarkup(t)
+	if m.lv >= lvCall {
+		m.call.repairs |= RMissingBracket
+	}
+	return true
+}
+
+// bareOpenerAt reports whether buf[start:], text after an argument's
+// closer, is the opener of the call's next argument written without '<'.
+func (m *Machine) bareOpenerAt(start int) bool {
+	t := m.bareTag(m.buf[start:])
+	return t != nil && m.bareFits(t, lvCall)
+}
+
+// bareTag reads s as one opener written without its '<', or returns nil.
+// The token is valid until the next bareTag.
+func (m *Machine) bareTag(s []byte) *lexer.Token {
+	if len(s) < 2 || s[len(s)-1] != '>' {
+		return nil
 	}
 	if m.probe == nil {
 		m.probe = new(probe)
@@ -344,27 +404,26 @@ func (m *Machine) bareInMarkup(start, end int) bool {
 	rec.Reset(true)
 	for i, c := range s {
 		if v := rec.Step(c); v == lexer.BareFail || v == lexer.BareDone && i < len(s)-1 {
-			return false
+			return nil
 		}
 	}
 	t := rec.Token(s)
 	if t.Kind != lexer.Tag || t.Marker == lexer.Unknown || t.Flags&(lexer.Closing|lexer.SelfClosing) != 0 {
-		return false
+		return nil
 	}
-	switch r := m.roleIn(t, m.lv); {
-	case m.lv == lvBlock && r == rCallOpen:
-		if m.callOf(m.blk.cands, t) == nil {
-			return false
-		}
-	case m.lv == lvCall && (r == rParamOpen || r == rKeyOpen || r == rValOpen):
-	default:
-		return false
+	return t
+}
+
+// bareFits reports whether opener t, written without '<', opens what may
+// come at level lv: a named call in a block, an argument in a call.
+func (m *Machine) bareFits(t *lexer.Token, lv level) bool {
+	switch r := m.roleIn(t, lv); {
+	case lv == lvBlock && r == rCallOpen:
+		return m.callOf(m.blk.cands, t) != nil
+	case lv == lvCall:
+		return r == rParamOpen || r == rKeyOpen || r == rValOpen
 	}
-	m.tagInMarkup(t)
-	if m.lv >= lvCall {
-		m.call.repairs |= RMissingBracket
-	}
-	return true
+	return false
 }
 
 // bareCloserAt reports where a closer written without its '<' starts

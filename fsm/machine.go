@@ -365,7 +365,7 @@ func (m *Machine) WritePlain(p []byte) bool {
 	atLine := m.atLine
 	switch {
 	case nl < 0:
-		if atLine && 'a' <= p[0] && p[0] <= 'z' {
+		if atLine && heldLead[p[0]] {
 			return false
 		}
 		atLine = false
@@ -376,7 +376,7 @@ func (m *Machine) WritePlain(p []byte) bool {
 		}
 		atLine = true
 	default:
-		if c := p[nl+1]; 'a' <= c && c <= 'z' {
+		if heldLead[p[nl+1]] {
 			return false
 		}
 		atLine = false

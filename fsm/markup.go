@@ -678,6 +678,9 @@ func (m *Machine) judgePending() {
 	p := m.pend
 	m.pend.active = false
 	r, ok := m.corruptCloser(m.buf[p.seg:])
+	if !ok && m.bareOpenerAt(p.seg) { // `/parameter>\nparameter name="b">`: the next argument
+		r, ok = rParamOpen, true
+	}
 	if !ok || r == rParamClose {
 		return // the closer was value content
 	}

@@ -510,6 +510,9 @@ func (m *Machine) textInProbe(b []byte) int {
 			m.add(b[i : i+1])
 			return i + 1
 		}
+		if v == pvNot && m.bareFrom(b[:i]) {
+			return i + m.textBare(b[i:]) // c goes on with a line that may be markup without '<'
+		}
 		if v == pvNot && m.wordLineFrom(b[:i]) {
 			return i // c goes on with the word line
 		}
