@@ -100,13 +100,17 @@ type bareLines struct {
 }
 
 // openerAt returns where a unit of markup may start in text b, and
-// whether it is a line without '<' (else a text opener, probe.go).
+// whether it is a line without '<' (else a text opener, probe.go, or the
+// call body of an orphan closer, orphan.go). One pass over the line
+// starts looks for both of the latter.
 func (m *Machine) openerAt(b []byte) (int, bool) {
 	i := -1
 	if m.probing() {
 		i = m.probeAt(b)
 	}
-	if m.code != codeNone || m.ix.on&bareDialects == 0 {
+	bare := m.code == codeNone && m.ix.on&bareDialects != 0
+	orphans := m.code == codeNone && m.ix.orphans
+	if !bare && !orphans {
 		return i, false
 	}
 	lim := len(b)
@@ -114,8 +118,13 @@ func (m *Machine) openerAt(b []byte) (int, bool) {
 		lim = i
 	}
 	for j := 0; j < lim; {
-		if (j > 0 || m.atLine) && bareFirst[b[j]] && m.mayBeBare(b[j:]) {
-			return j, true
+		if c := b[j]; j > 0 || m.atLine {
+			if orphans && (c == '{' || c == '[') {
+				return j, false
+			}
+			if bare && bareFirst[c] && m.mayBeBare(b[j:]) {
+				return j, true
+			}
 		}
 		k := bytes.IndexByte(b[j:lim], '\n')
 		if k < 0 {

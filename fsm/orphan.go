@@ -1,10 +1,6 @@
 package fsm
 
-import (
-	"bytes"
-
-	"github.com/toolsieve/toolsieve/lexer"
-)
+import "github.com/toolsieve/toolsieve/lexer"
 
 // A model may drop a wrapper's opener and write only its closer after the
 // call: `{"name": "f", "arguments": {..}}\n</TOOLCALL>`. Without declared
@@ -42,22 +38,6 @@ var orphanOps = func() (s opSet) {
 	}
 	return s
 }()
-
-// orphanAt returns where an orphan probe starts in text b: at a '{' or '['
-// that starts a line; -1 if nowhere.
-func (m *Machine) orphanAt(b []byte) int {
-	for i := 0; i < len(b); {
-		if (b[i] == '{' || b[i] == '[') && (i > 0 || m.atLine) {
-			return i
-		}
-		j := bytes.IndexByte(b[i:], '\n')
-		if j < 0 {
-			return -1
-		}
-		i += j + 1
-	}
-	return -1
-}
 
 // holdBody goes on from a probe that read a call's name to hold the whole
 // JSON value: its bytes so far (m.buf from the body's start) are scanned.

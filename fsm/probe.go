@@ -321,7 +321,7 @@ func (p *probe) inString() bool { return p.state == pKey || p.state == pVal }
 // probing reports whether text openers are probed here: in text and in a
 // fenced code block, not in a code span.
 func (m *Machine) probing() bool {
-	return m.ix.probes && m.code != codeSpan || m.ix.orphans && m.code == codeNone
+	return m.ix.probes && m.code != codeSpan
 }
 
 // probeOps are the text openers that count here.
@@ -346,9 +346,6 @@ func (m *Machine) byteBefore(b []byte, j int) byte {
 // probeAt returns where a probe starts in text b: at its first text
 // opener, or at a prefix of an opener's word that ends b; -1 if nowhere.
 func (m *Machine) probeAt(b []byte) int {
-	if !m.ix.probes {
-		return m.orphanAt(b)
-	}
 	ops := m.probeOps()
 	for from := 0; from < len(b); {
 		i, lim := -1, len(b)
