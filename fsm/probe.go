@@ -128,6 +128,7 @@ const (
 	pValQuote                    // expect the quote that opens a string value
 	pVal                         // inside the value
 	pComma                       // expect ',' before the next key
+	pScalar                      // in a number or literal value (`null`, `1`) before the name
 	pBody                        // holding the rest of a call's JSON value (orphan.go)
 	pAfter                       // holding whitespace after it
 	pBareBlock                   // a line that may be a block opener without its '<' (bare.go)
@@ -158,6 +159,7 @@ type probe struct {
 	line   bool      // it started a line: a word that is not an opener may be a word line
 	nest   nest      // the containers around the call object the probe reads (toolcalls.go)
 	bare   bareLines // lines of markup written without '<' (bare.go)
+	esc    bool      // in a skipped string value, after a backslash
 	quote  byte
 	key    [maxProbeKey]byte
 	nkey   int
@@ -238,17 +240,23 @@ func (p *probe) step(c byte) probeVerdict {
 		case c == '"' || c == '\'':
 			p.quote, p.nval, p.state = c, 0, pVal
 		case p.enters(c):
+		case isScalarByte(c) && c != '.' && c != '+':
+			p.state = pScalar // a member before the name: {"id": 1, "content": null, ..}
 		default:
 			return pvNot // a call object names its tool first
 		}
 	case pVal:
+		named := p.namesTool()
 		switch {
+		case p.esc:
+			p.esc = false
 		case c == p.quote:
-			switch string(p.key[:p.nkey]) {
-			case "name", "tool", "function", "tool_name":
+			if named {
 				return pvName
 			}
 			p.state = pComma
+		case !named: // another member's value, skipped: {"content": "..", "name": ..}
+			p.esc = c == '\\'
 		case c == '\\' || p.nval == maxProbeVal:
 			return pvNot
 		default:
@@ -263,8 +271,26 @@ func (p *probe) step(c byte) probeVerdict {
 		default:
 			return pvNot
 		}
+	case pScalar:
+		switch {
+		case ws:
+			p.state = pComma
+		case c == ',':
+			p.state = pKeyQuote
+		case !isScalarByte(c):
+			return pvNot
+		}
 	}
 	return pvMore
+}
+
+// namesTool reports whether the member being read names the call's tool.
+func (p *probe) namesTool() bool {
+	switch string(p.key[:p.nkey]) {
+	case "name", "tool", "function", "tool_name":
+		return true
+	}
+	return false
 }
 
 // resetJSON prepares the JSON scanner for a new body.

@@ -53,3 +53,8 @@ func toolCallsOf(obj []byte) []byte {
 	}
 	return o.ToolCalls
 }
+
+// isScalarByte reports whether c may be part of a JSON number or literal.
+func isScalarByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'E'
+}
