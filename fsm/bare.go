@@ -108,7 +108,7 @@ func (m *Machine) openerAt(b []byte) (int, bool) {
 	if m.probing() {
 		i = m.probeAt(b)
 	}
-	bare := m.code == codeNone && m.ix.on&bareDialects != 0
+	bare := m.code == codeNone && m.ix.on&bareDialects != 0 && m.opt.MaxCall >= maxBare
 	orphans := m.code == codeNone && m.ix.orphans
 	if !bare && !orphans {
 		return i, false
@@ -168,8 +168,8 @@ func (m *Machine) bareFrom(b []byte) bool {
 		return false
 	}
 	held := len(m.buf)
-	if !m.add(b) {
-		return true
+	if held+len(b) > m.opt.MaxCall || !m.add(b) {
+		return false
 	}
 	if !m.mayBeBare(m.buf) {
 		m.buf = m.buf[:held]
@@ -324,8 +324,11 @@ func (m *Machine) bareOpener(t *lexer.Token) bool {
 		return false
 	}
 	n := len(m.buf)
-	if m.callOf(m.probe.bare.cands, t) == nil || !m.add(t.Raw) {
+	if m.callOf(m.probe.bare.cands, t) == nil {
 		return false
+	}
+	if !m.add(t.Raw) {
+		return true // past the call cap: the machine stopped
 	}
 	if !m.openBare(t, n) {
 		m.buf = m.buf[:n]
