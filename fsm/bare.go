@@ -108,7 +108,7 @@ func (m *Machine) openerAt(b []byte) (int, bool) {
 	if m.probing() {
 		i = m.probeAt(b)
 	}
-	bare := m.code == codeNone && m.ix.on&bareDialects != 0 && m.opt.MaxCall >= maxBare
+	bare := m.code == codeNone && m.bareOn()
 	orphans := m.code == codeNone && m.ix.orphans
 	if !bare && !orphans {
 		return i, false
@@ -133,6 +133,12 @@ func (m *Machine) openerAt(b []byte) (int, bool) {
 		j += k + 1
 	}
 	return i, false
+}
+
+// bareOn reports whether lines without '<' are looked for: a dialect
+// that may be written so is on, and the call cap leaves room for the lines.
+func (m *Machine) bareOn() bool {
+	return m.ix.on&bareDialects != 0 && m.opt.MaxCall >= maxBare
 }
 
 // mayBeBare reports whether the line starting b may be a block opener
@@ -164,7 +170,7 @@ func (m *Machine) mayBeBare(b []byte) bool {
 // without '<' (`function_calls>`) when its bytes, then b, may be one.
 func (m *Machine) bareFrom(b []byte) bool {
 	p := m.probe
-	if p.state != pOpener || !p.line || m.ix.on&bareDialects == 0 {
+	if p.state != pOpener || !p.line || !m.bareOn() {
 		return false
 	}
 	held := len(m.buf)

@@ -353,7 +353,7 @@ func (m *Machine) WritePlain(p []byte) bool {
 	nl := -1
 	for i, c := range p {
 		if plainStop[c] {
-			if c != '\n' && (c != '>' || m.ix.on&bareDialects != 0) { // '>' may end a tag written without '<' (bare.go)
+			if c != '\n' && (c != '>' || m.bareOn()) { // '>' may end a tag written without '<' (bare.go)
 				return false
 			}
 			if c == '\n' {
