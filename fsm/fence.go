@@ -7,8 +7,8 @@ import "github.com/toolsieve/toolsieve/lexer"
 // then its fenced arguments (deepseek_v3 writes them so; models carry the
 // habit into other wrappers). The fence's backticks are markup, and so is
 // its info string (`json`): it is not a call's name nor loose text that
-// would end the unit. The fence is remembered by where it ends in m.buf,
-// so that any other byte or token added after it forgets it.
+// would end the unit. The fence is remembered by where it ends in m.buf:
+// once anything but its info string follows it there, it is forgotten.
 
 // maxFenceInfo bounds the info string taken as markup.
 const maxFenceInfo = 16
