@@ -116,7 +116,7 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 		return false
 	}
 	switch p.state {
-	case pColon, pValQuote, pVal, pComma: // a key was read
+	case pColon, pValQuote, pVal, pComma, pScalar: // a key was read
 	case pKey:
 		if p.nkey < maxProbeKey { // only a key too long for a probe
 			return false

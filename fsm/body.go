@@ -34,6 +34,9 @@ func (m *Machine) textLoose(b []byte) int {
 			return n
 		}
 	}
+	if n := m.fenceInfo(b); n > 0 {
+		return n
+	}
 	if m.lv == lvCall && m.collectsLoose() {
 		return m.textLooseCall(b)
 	}
@@ -100,6 +103,9 @@ func (m *Machine) closeSegment(end int) {
 		m.applyCorrupt(r, start, end)
 		return
 	}
+	if m.bareInMarkup(start, end) {
+		return
+	}
 	if m.lv == lvBlock && m.blk.calls == 0 && isIdent(s) {
 		if spec := choose(m.blk.cands, lexer.Unknown, false, shKV); spec != nil {
 			m.openLoose(spec, s)
@@ -149,10 +155,10 @@ func (m *Machine) applyCorrupt(r role, start, end int) {
 		m.endBlock(end)
 	case m.lv == lvCall && r == rCallClose:
 		m.openers = 0
-		m.completeCall(end, RCorruptedCloser)
+		m.completeCall(end, m.closerRepair(start, end))
 	case m.lv == lvCall && r == rBlockClose:
 		m.openers = 0
-		rep := RCorruptedCloser
+		rep := m.closerRepair(start, end)
 		if m.call.spec.call != lexer.Unknown {
 			rep |= RMissingCloser
 		}
@@ -252,7 +258,7 @@ func (m *Machine) openLoose(s *Spec, name []byte) {
 	m.call = call{loose: -1}
 	m.setDialect(s)
 	m.call.name = m.keepName(bytes.TrimSpace(name))
-	if m.blk.open.variant {
+	if m.blk.open.variant || m.blk.variants&specSet(s) != 0 {
 		m.call.repairs |= RMarkerVariant
 	}
 	m.lv = lvCall
@@ -274,11 +280,14 @@ func (m *Machine) textInValue(b []byte) int {
 	}
 	if r, ok := m.corruptCloser(m.buf[max(0, len(m.buf)-40):]); ok {
 		w := trailingWord(m.buf[:len(m.buf)-1])
-		rep := RCorruptedCloser
+		start, rep := len(m.buf)-len(w)-1, RCorruptedCloser
+		if s, ok := bareCloserAt(m.buf, start); ok { // `1/parameter>`: only the '<' is missing
+			start, rep = s, RMissingBracket
+		}
 		if r != rParamClose {
 			rep |= RMissingCloser
 		}
-		m.expect(r, len(m.buf)-len(w)-1, rep)
+		m.expect(r, start, rep)
 	}
 	return i + 1
 }
@@ -291,7 +300,7 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	case lvCall:
 		cl := &m.call
 		switch {
-		case !cl.spec.json || len(cl.params) > 0 || cl.done && cl.args == nil:
+		case !cl.spec.json || len(cl.params) > 0 || cl.kv.has || cl.done && cl.args == nil:
 			return false
 		case cl.spec.envFirst && !cl.hdr.named:
 			return c == '{' || c == '['
@@ -533,6 +542,10 @@ func (m *Machine) finishJSON() {
 		m.envelopes(out)
 		return
 	}
+	if list := toolCallsOf(out); list != nil {
+		m.envelopes(list)
+		return
+	}
 	name, args := m.envelope(out)
 	m.call.name = m.keepName(name)
 	m.call.args = append(m.argsBuf[:0], args...)
@@ -625,7 +638,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if m.refuseUnread(end) {
 		return
 	}
-	c := &m.out
+	c := m.outCall()
 	*c = Call{Dialect: m.call.spec.Name, Name: m.nameOf(m.call.name), Repairs: m.call.repairs, Raw: m.buf[:end], Offset: m.bufOff}
 	if m.call.id.b > m.call.id.a {
 		c.ID = m.nameOf(m.call.id)
@@ -671,7 +684,7 @@ func (m *Machine) emitEnvelopes(end int) {
 	envs := m.envs
 	m.envs = m.envs[:0]
 	for i, e := range envs {
-		c := &m.out
+		c := m.outCall()
 		*c = Call{Dialect: m.call.spec.Name, Name: m.nameOf(e.name), Args: e.args, Repairs: m.call.repairs, Offset: m.bufOff}
 		if i == 0 {
 			c.Raw = m.buf[:end]
@@ -722,4 +735,12 @@ func (m *Machine) eof() {
 		m.endBlock(len(m.buf))
 	}
 	m.settle()
+}
+
+// outCall returns the Call that calls are built in.
+func (m *Machine) outCall() *Call {
+	if m.out == nil {
+		m.out = new(Call)
+	}
+	return m.out
 }

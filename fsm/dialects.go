@@ -139,6 +139,7 @@ const (
 	needName           // a name attribute
 	needValue          // a =VALUE
 	needDeclared       // its tag name is a declared tool
+	needDSML           // the DSML prefix: <｜DSML｜tool_call> is a DSML wrapper under a borrowed name
 )
 
 // tokenRole is the meaning of a special token inside a unit.
@@ -213,10 +214,13 @@ var table = []Spec{
 		opener{marker: lexer.Invoke, role: rCallOpen, needs: needName}),
 	xmlInvoke(DSML, "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">SF</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>", true,
 		opener{marker: lexer.FunctionCalls, role: rBlockOpen}, opener{marker: lexer.ToolCalls, role: rBlockOpen},
-		opener{marker: lexer.Invoke, role: rCallOpen, needs: needName}),
+		opener{marker: lexer.Invoke, role: rCallOpen, needs: needName},
+		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true, needs: needDSML},
+		opener{marker: lexer.Toolcall, role: rBlockOpen, variant: true, needs: needDSML}),
 	xmlInvoke(MiniMax, "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">SF</parameter>\n</invoke>\n</minimax:tool_call>", false,
 		opener{marker: lexer.ToolCall, role: rBlockOpen, ns: "minimax"},
-		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true}),
+		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true},
+		opener{marker: lexer.Toolcall, role: rBlockOpen, variant: true}),
 	{Name: Qwen3Coder, Family: "tool_call", shape: shXML,
 		Example: "<tool_call>\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n</tool_call>",
 		opens: []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Function, role: rCallOpen, needs: needValue},
@@ -231,7 +235,7 @@ var table = []Spec{
 	{Name: GLM, Family: "tool_call", shape: shKV,
 		Example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
-		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, argSwap: lexer.ToolCall},
+		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, argSwap: lexer.ToolCall, json: true},
 	{Name: InvokeToolCall, Family: "invoke_tool_call", shape: shAttrJSON,
 		Example: "<invoke_tool_call>\n<tool name=\"get_weather\" args=\"{\\\"city\\\": \\\"SF\\\"}\"/>\n</invoke_tool_call>",
 		opens:   []opener{{marker: lexer.InvokeToolCall, role: rBlockOpen}},
@@ -461,6 +465,10 @@ type dialectIndex struct {
 	used   markerSet // markers that some enabled dialect uses
 	probes bool      // tools are declared and a dialect opened by text is on: every text opener is probed
 	leads  bool      // probes, and some text opener starts with a word
+	// orphans: no tools are declared, and a dialect is on whose wrapper
+	// closer may follow its call body alone: a '{' or '[' starting a line
+	// is probed for a call body that such a closer ends (orphan.go).
+	orphans bool
 }
 
 // markerSet is a set of lexer markers.
@@ -502,6 +510,7 @@ func newIndex(o *Options) dialectIndex {
 		ix.used[1] |= s.uses[1]
 	}
 	ix.leads = ix.probes && len(pt.words) > 0
+	ix.orphans = !ix.probes && ix.on&orphanDialects != 0
 	return ix
 }
 
@@ -562,6 +571,8 @@ func (op *opener) fits(s *Spec, t *lexer.Token) bool {
 		return ok
 	case needValue:
 		return len(t.Value) > 0
+	case needDSML:
+		return t.Has(lexer.DSML)
 	}
 	return true
 }
@@ -581,7 +592,7 @@ func (m *Machine) openersOf(t *lexer.Token) (cands, variants dset, r role) {
 					continue
 				}
 				cands |= 1 << i
-				if op.variant {
+				if op.variant || t.Has(lexer.DSML) && !table[i].dsml { // a DSML prefix on another dialect's tag is borrowed
 					variants |= 1 << i
 				}
 				r = op.role

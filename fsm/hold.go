@@ -31,7 +31,6 @@ type loopHold struct {
 	units    int // held calls in entries
 	maxUnits int
 	maxBytes int
-	released []Param // reused for the parameters of a released call
 }
 
 // heldKind is what a held entry stands for.
@@ -310,12 +309,11 @@ func (h *loopHold) emit(e *heldEntry) {
 				c.Args = []byte{}
 			}
 		}
-		h.released = h.released[:0]
-		for _, p := range h.params[e.params.a:e.params.b] {
-			h.released = append(h.released, Param{Name: h.meta[p.name.a:p.name.b], Value: h.meta[p.val.a:p.val.b], Hint: p.hint})
-		}
-		if len(h.released) > 0 {
-			c.Params = h.released
+		if held := h.params[e.params.a:e.params.b]; len(held) > 0 {
+			c.Params = make([]Param, 0, len(held)) // a rare path: no buffer kept for it
+			for _, p := range held {
+				c.Params = append(c.Params, Param{Name: h.meta[p.name.a:p.name.b], Value: h.meta[p.val.a:p.val.b], Hint: p.hint})
+			}
 		}
 		h.out.Call(&c)
 	}

@@ -196,6 +196,7 @@ type call struct {
 	jsonAt int   // start in m.buf of its JSON body
 	swap   *swap // a marker standing where an argument's opener may belong (substitute.go)
 	slot   slot  // where its name was written, if not in its own slot (slots.go)
+	fence  int   // end in m.buf of a code fence before the body: its info string is markup (fence.go)
 }
 
 // keyVal is a key waiting for its value (key/value dialects).
@@ -299,7 +300,7 @@ type Machine struct {
 	jheld    int                // bytes at the end of buf not yet fed to json
 	params   []Param
 	argsBuf  []byte
-	out      Call
+	out      *Call  // where a call is built (allocated with the first call: an idle parser stays small)
 	envs     []env  // calls of a JSON array of call objects, reported together
 	scratch  []byte // bytes taken back out of buf to be handled again
 	stopTail []byte // after a runaway: an incomplete UTF-8 sequence held back
@@ -341,10 +342,11 @@ func New(opt Options, sink Sink) *Machine {
 func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) + m.loop.holding() }
 
 // plainStop marks the bytes that keep a chunk off the fast path: marker
-// triggers and '{' (text openers); newlines are looked at.
+// triggers, '{' (text openers) and '>' (tags without '<'); newlines are
+// looked at.
 var plainStop = func() (t [256]bool) {
 	t = lexer.Triggers()
-	t['{'], t['\n'] = true, true
+	t['{'], t['\n'], t['>'] = true, true, true
 	return t
 }()
 
@@ -378,17 +380,19 @@ func (m *Machine) WritePlain(p []byte) bool {
 	nl := -1
 	for i, c := range p {
 		if plainStop[c] {
-			if c != '\n' {
+			if c != '\n' && (c != '>' || m.bareOn()) { // '>' may end a tag written without '<' (bare.go)
 				return false
 			}
-			nl = i
+			if c == '\n' {
+				nl = i
+			}
 		}
 	}
 	// A line may be a word line (see wordLine): those chunks take the long way.
 	atLine := m.atLine
 	switch {
 	case nl < 0:
-		if atLine && 'a' <= p[0] && p[0] <= 'z' {
+		if atLine && heldLead[p[0]] {
 			return false
 		}
 		atLine = false
@@ -399,7 +403,7 @@ func (m *Machine) WritePlain(p []byte) bool {
 		}
 		atLine = true
 	default:
-		if c := p[nl+1]; 'a' <= c && c <= 'z' {
+		if heldLead[p[nl+1]] {
 			return false
 		}
 		atLine = false
@@ -497,12 +501,8 @@ func (m *Machine) token(t *lexer.Token) {
 
 // marker handles a token other than text.
 func (m *Machine) marker(t *lexer.Token) {
-	if m.lv == lvProbe {
-		if m.probe.inString() {
-			m.tagInProbe(t)
-			return
-		}
-		m.probeText() // markup outside a JSON string: the held bytes were text
+	if m.lv == lvProbe && m.tagInProbe(t) {
+		return
 	}
 	if m.pend.active && m.lv != lvStopped {
 		if m.pend.seg >= 0 {
@@ -689,16 +689,17 @@ func (m *Machine) textInText(b []byte) int {
 	if m.strays > 0 && !isBlank(b) {
 		m.strays = 0
 	}
-	if m.probing() {
-		if i := m.probeAt(b); i >= 0 {
-			line := m.atLine
-			if i > 0 {
-				line = b[i-1] == '\n'
-			}
-			m.emitText(b[:i])
-			m.startProbe(m.textOff+int64(i), line)
-			return i
+	if i, bare := m.openerAt(b); i >= 0 {
+		line := m.atLine
+		if i > 0 {
+			line = b[i-1] == '\n'
 		}
+		m.emitText(b[:i])
+		m.startProbe(m.textOff+int64(i), line)
+		if bare {
+			m.startBare()
+		}
+		return i
 	}
 	if m.code == codeNone {
 		if n := m.holdWordLine(b); n < len(b) {

@@ -203,6 +203,10 @@ func (m *Machine) tagInMarkup(t *lexer.Token) {
 }
 
 func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
+	if t.Kind == lexer.Backticks {
+		m.fenceIn(t)
+		return
+	}
 	switch m.roleIn(t, lvBlock) {
 	case rCallOpen:
 		mk := t.Marker
@@ -302,6 +306,10 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		return
 	}
 	if m.call.slot == slotParam && m.settleParamSlot(t, tokStart) {
+		return
+	}
+	if t.Kind == lexer.Backticks {
+		m.fenceIn(t)
 		return
 	}
 	if s := m.elementIn(t, tokStart); s != nil {
@@ -718,6 +726,9 @@ func (m *Machine) judgePending() {
 	p := m.pend
 	m.pend.active = false
 	r, ok := m.corruptCloser(m.buf[p.seg:])
+	if !ok && m.bareOpenerAt(p.seg) { // `/parameter>\nparameter name="b">`: the next argument
+		r, ok = rParamOpen, true
+	}
 	if !ok || r == rParamClose {
 		return // the closer was value content
 	}

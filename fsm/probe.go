@@ -118,16 +118,23 @@ func isIdentByte(c byte) bool { return isWordByte(c) || '0' <= c && c <= '9' }
 type probeState uint8
 
 const (
-	pOpener   probeState = iota // in a text opener
-	pList                       // after '[': whitespace, then '{' or a callee
-	pCallee                     // in a callee name
-	pCalleeSp                   // spaces after a callee name: '('
-	pKeyQuote                   // expect the quote that opens a key
-	pKey                        // inside a key
-	pColon                      // expect ':'
-	pValQuote                   // expect the quote that opens a string value
-	pVal                        // inside the value
-	pComma                      // expect ',' before the next key
+	pOpener    probeState = iota // in a text opener
+	pList                        // after '[': whitespace, then '{' or a callee
+	pCallee                      // in a callee name
+	pCalleeSp                    // spaces after a callee name: '('
+	pKeyQuote                    // expect the quote that opens a key
+	pKey                         // inside a key
+	pColon                       // expect ':'
+	pValQuote                    // expect the quote that opens a string value
+	pVal                         // inside the value
+	pComma                       // expect ',' before the next key
+	pScalar                      // in a number or literal value (`null`, `1`) before the name
+	pBody                        // holding the rest of a call's JSON value (orphan.go)
+	pAfter                       // holding whitespace after it
+	pBareBlock                   // a line that may be a block opener without its '<' (bare.go)
+	pBareEnd                     // after it: spaces, then the end of the line
+	pBareNext                    // whitespace before the next line
+	pBareCall                    // a line that may be a call opener without its '<'
 )
 
 // probeVerdict is what one byte tells a probe.
@@ -142,14 +149,17 @@ const (
 // probe matches the start of a call in text one byte at a time.
 type probe struct {
 	state  probeState
-	ops    opSet // the openers the bytes so far fit
-	n      int   // bytes of the opener matched
-	body   int   // offset in the held bytes of the body's first byte
-	cands  dset  // the dialects of the opener, once it is complete
-	json   bool  // one of them writes JSON call objects
-	py     bool  // one of them writes Python calls
-	python bool  // the body is a Python call list
-	line   bool  // it started a line: a word that is not an opener may be a word line
+	ops    opSet     // the openers the bytes so far fit
+	n      int       // bytes of the opener matched
+	body   int       // offset in the held bytes of the body's first byte
+	cands  dset      // the dialects of the opener, once it is complete
+	json   bool      // one of them writes JSON call objects
+	py     bool      // one of them writes Python calls
+	python bool      // the body is a Python call list
+	line   bool      // it started a line: a word that is not an opener may be a word line
+	nest   nest      // the containers around the call object the probe reads (toolcalls.go)
+	bare   bareLines // lines of markup written without '<' (bare.go)
+	esc    bool      // in a skipped string value, after a backslash
 	quote  byte
 	key    [maxProbeKey]byte
 	nkey   int
@@ -229,17 +239,24 @@ func (p *probe) step(c byte) probeVerdict {
 		case ws:
 		case c == '"' || c == '\'':
 			p.quote, p.nval, p.state = c, 0, pVal
+		case p.enters(c):
+		case isScalarByte(c) && c != '.' && c != '+':
+			p.state = pScalar // a member before the name: {"id": 1, "content": null, ..}
 		default:
 			return pvNot // a call object names its tool first
 		}
 	case pVal:
+		named := p.namesTool()
 		switch {
+		case p.esc:
+			p.esc = false
 		case c == p.quote:
-			switch string(p.key[:p.nkey]) {
-			case "name", "tool", "function", "tool_name":
+			if named {
 				return pvName
 			}
 			p.state = pComma
+		case !named: // another member's value, skipped: {"content": "..", "name": ..}
+			p.esc = c == '\\'
 		case c == '\\' || p.nval == maxProbeVal:
 			return pvNot
 		default:
@@ -254,8 +271,26 @@ func (p *probe) step(c byte) probeVerdict {
 		default:
 			return pvNot
 		}
+	case pScalar:
+		switch {
+		case ws:
+			p.state = pComma
+		case c == ',':
+			p.state = pKeyQuote
+		case !isScalarByte(c):
+			return pvNot
+		}
 	}
 	return pvMore
+}
+
+// namesTool reports whether the member being read names the call's tool.
+func (p *probe) namesTool() bool {
+	switch string(p.key[:p.nkey]) {
+	case "name", "tool", "function", "tool_name":
+		return true
+	}
+	return false
 }
 
 // resetJSON prepares the JSON scanner for a new body.
@@ -298,7 +333,7 @@ func (p *probe) opener(c byte) probeVerdict {
 		}
 	}
 	if c == '{' {
-		p.state = pKeyQuote
+		p.state, p.nest = pKeyQuote, nestTop
 	} else {
 		p.state = pList
 	}
@@ -317,6 +352,9 @@ func (m *Machine) probing() bool {
 
 // probeOps are the text openers that count here.
 func (m *Machine) probeOps() opSet {
+	if !m.ix.probes {
+		return orphanOps
+	}
 	if m.code == codeFence {
 		return pt.fenced
 	}
@@ -418,6 +456,9 @@ func (m *Machine) opensProbe(b []byte, i int) bool {
 	default:
 		return false // the probe's own first byte
 	}
+	if !m.ix.probes && prev != '\n' {
+		return false // an orphan probe starts a line
+	}
 	ops := m.probeOps()
 	for k, o := range pt.ops {
 		if ops.has(k) && o.text[0] == b[i] && (len(o.text) == 1 || !isIdentByte(prev)) {
@@ -454,7 +495,8 @@ func (m *Machine) probeText() {
 // wordLine), as if the text had not been probed.
 func (m *Machine) wordLineFrom(b []byte) bool {
 	p := m.probe
-	if !p.line || p.state != pOpener || len(m.buf)+len(b) > maxWordLine || !isLowerWord(m.buf) || len(b) > 0 && !isLowerWord(b) {
+	if !p.line || p.state != pOpener && p.state != pBareBlock || len(m.buf)+len(b) > maxWordLine || len(m.buf)+len(b) == 0 ||
+		len(m.buf) > 0 && !isLowerWord(m.buf) || len(b) > 0 && !isLowerWord(b) {
 		return false
 	}
 	m.add(b)
@@ -469,6 +511,12 @@ func (m *Machine) wordLineFrom(b []byte) bool {
 
 // textInProbe feeds held-back bytes to the probe.
 func (m *Machine) textInProbe(b []byte) int {
+	switch {
+	case m.probe.state >= pBareBlock:
+		return m.textBare(b)
+	case m.probe.state >= pBody:
+		return m.textHeld(b)
+	}
 	for i, c := range b {
 		v := m.probe.step(c)
 		if v == pvMore && len(m.buf)+i+1 <= maxProbe {
@@ -491,10 +539,17 @@ func (m *Machine) textInProbe(b []byte) int {
 			m.add(b[i : i+1])
 			return i + 1
 		}
+		if v == pvNot && m.bareFrom(b[:i]) {
+			return i + m.textBare(b[i:]) // c goes on with a line that may be markup without '<'
+		}
 		if v == pvNot && m.wordLineFrom(b[:i]) {
 			return i // c goes on with the word line
 		}
 		if !m.add(b[:i+1]) {
+			return i + 1
+		}
+		if v == pvName && m.ix.orphans {
+			m.holdBody()
 			return i + 1
 		}
 		if v == pvName && m.opt.Declared(m.probe.val[:m.probe.nval]) && m.openProbed() {
@@ -536,9 +591,20 @@ func (m *Machine) openProbed() bool {
 	return true
 }
 
-// tagInProbe: a marker inside a JSON string of a probed object is string
-// content.
-func (m *Machine) tagInProbe(t *lexer.Token) {
-	m.textOff = t.Offset
-	m.text(t.Raw)
+// tagInProbe handles a marker met while probing: inside a JSON string it
+// is string content; after a held call body it may be the orphan closer
+// that makes it a call (orphan.go). Otherwise the held bytes were text, and
+// it reports false: the marker is then handled at the text level.
+func (m *Machine) tagInProbe(t *lexer.Token) bool {
+	p := m.probe
+	switch {
+	case p.inString() || p.state == pBody && m.json.InString():
+		m.textOff = t.Offset
+		m.text(t.Raw)
+		return true
+	case m.closeHeld(t), m.bareOpener(t):
+		return true
+	}
+	m.probeText()
+	return false
 }

@@ -30,6 +30,9 @@ const (
 	// of its markers belongs (glm's <tool_call> for <arg_key>, </function>
 	// for </parameter>); what followed it showed which one was meant.
 	RMarkerSubstituted
+	// RMissingBracket: tags written without their '<' (`invoke name="x">`,
+	// `/invoke>`).
+	RMissingBracket
 	numRepairs = iota
 )
 
@@ -38,6 +41,7 @@ var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
+	"missing_bracket",
 }
 
 // Append appends the names of the repairs in r to dst.

@@ -126,6 +126,7 @@ var tagNames = map[string]markerEntry{
 	"functioncalls":       {m: FunctionCalls, alias: true},
 	"tool_calls":          {m: ToolCalls},
 	"toolcalls":           {m: ToolCalls, alias: true},
+	"tools_call":          {m: ToolCalls, alias: true}, // a misplaced `s` (`toolscall`)
 	"calls":               {m: ToolCalls},
 	"invoke":              {m: Invoke},
 	"parameter":           {m: Parameter},

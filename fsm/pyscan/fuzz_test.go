@@ -21,6 +21,7 @@ var fuzzSeeds = []string{
 	`[text](http://x)`, `[1, 2, 3]`, `hello world`, `[f(a='x`, `[f(a=[1,2`, `[f(a=`, `[f(`, `[f`,
 	"[f(a=\"\"\"multi\nline \"q\" \"\"\"), g(b=b'\\xff', c=rb'\\'', d=u\"\u00e9\")]",
 	`[f(a=((([{'k': ((1,),)}]))))]`,
+	`[f({"a": 1, "b": [true, null]}), g( {'k': 'v'}, ), h({})]`, `[f({"a": {"b`,
 }
 
 func FuzzScanner(f *testing.F) {

@@ -19,6 +19,9 @@
 // input. Text that is not a call (prose, a Markdown link, a bare list, a
 // positional argument, a nested call, a variable) makes Write stop at the
 // first byte that proves it, so the caller can give the bytes back as text.
+// One positional argument is read: a dict that is the call's only argument,
+// `get_weather({"city": "SF"})`, is its arguments object (models write the
+// JSON arguments of a call in a pythonic wrapper so).
 //
 // Values become JSON as json.dumps would write them: str literals in any
 // quoting (r, b, u, rb prefixes; adjacent literals concatenate), ints and
@@ -98,7 +101,7 @@ func (e *SyntaxError) Error() string {
 
 // frame is one open container inside a call.
 type frame struct {
-	kind  byte // 'c' the call's arguments, '{' dict, '[' list, '(' tuple or group
+	kind  byte // 'c' the call's arguments, '{' dict, '[' list, '(' tuple or group, 'd' a dict that is the call's only argument ('D' once closed)
 	comma bool // a ',' was seen at this level: a '(' is a tuple, not a group
 	mark  int  // len(out) before the container's opening byte
 }

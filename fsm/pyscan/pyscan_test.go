@@ -235,6 +235,8 @@ line2 "quoted" ""two"" """`, `{"a":"line1\nline2 \"quoted\" \"\"two\"\" "}`),
 		// Whitespace.
 		one("whitespace everywhere", " a = [ 1 , 2 ] ,\n\tb\t=\t{ 'k' : ( 1 , ) } ,\r\n c = 'x' ", `{"a":[1,2],"b":{"k":[1]},"c":"x"}`),
 		one("keyword with digits", `a_1=1, _b2=2`, `{"a_1":1,"_b2":2}`),
+		{name: "dict as the only argument", in: `[f({"a": 1, "b": {"c": [true, null]}}), g( {'k': 'v'}, ), h({})]`,
+			calls: []string{`f {"a":1,"b":{"c":[true,null]}}`, `g {"k":"v"}`, `h {}`}, st: ListDone, n: all},
 		{name: "spaces between name and paren", in: "[ f  \t( a=1 ) , g ( ) ]", calls: []string{`f {"a":1}`, `g {}`}, st: ListDone, n: all},
 	})
 }
@@ -269,6 +271,10 @@ func TestFailures(t *testing.T) {
 		{name: "newline before paren", in: "[f\n()]", st: Failed, n: 2},
 		// Arguments Python allows but a tool call cannot use.
 		{name: "positional number", in: `[f(1)]`, st: Failed, n: 3},
+		{name: "dict then keyword", in: `[f({'a': 1}, b=2)]`, st: Failed, n: 13},
+		{name: "keyword then dict", in: `[f(b=2, {'a': 1})]`, st: Failed, n: 8},
+		{name: "two dicts", in: `[f({}, {})]`, st: Failed, n: 7},
+		{name: "dict then two commas", in: `[f({},,)]`, st: Failed, n: 6},
 		{name: "positional string", in: `[f('x')]`, st: Failed, n: 3},
 		{name: "positional identifier", in: `[f(x)]`, st: Failed, n: 4},
 		{name: "positional identifier then keyword", in: `[f(x, a=1)]`, st: Failed, n: 4},
@@ -317,6 +323,8 @@ func TestFinish(t *testing.T) {
 		{name: "cut list", in: `[f(a=[1,2`, st: More, n: all, fin: `f {"a":[1,2]}`},
 		{name: "cut after equals", in: `[f(a=`, st: More, n: all, fin: `f {}`},
 		{name: "cut after paren", in: `[f(`, st: More, n: all, fin: `f {}`},
+		{name: "cut dict argument", in: `[f({"a": 1, "b": [2`, st: More, n: all, fin: `f {"a":1,"b":[2]}`},
+		{name: "cut after dict argument", in: `[f({"a": 1},`, st: More, n: all, fin: `f {"a":1}`},
 		{name: "cut name", in: `[f`, st: More, n: all},
 		{name: "cut name and spaces", in: `[f `, st: More, n: all},
 		{name: "nothing", in: ``, st: More, n: all},

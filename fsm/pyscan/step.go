@@ -4,86 +4,88 @@ import "unicode/utf8"
 
 // Grammar states. The comments say what the scanner expects next.
 const (
-	stOpen      uint8 = iota // List mode start: whitespace, then '['
-	stFirstCall              // before the first call: whitespace, a callee name, or ']' (List)
-	stBetween                // after a call: whitespace, ',', a callee name, or ']' (List)
-	stName                   // in a callee name: more name, spaces or '('
-	stNameSp                 // after a callee name and spaces: '('
-	stKwFirst                // after a call's '(': a keyword or ')'
-	stKwNext                 // after ',' in a call: a keyword or ')'
-	stKw                     // in a keyword: more keyword, spaces or '='
-	stKwEq                   // after a keyword and spaces: '='
-	stKeyFirst               // after '{': a key or '}'
-	stKeyNext                // after ',' in a dict: a key or '}'
-	stColon                  // after a dict key: ':'
-	stElemFirst              // after '[' or '(': a value or the closer
-	stElemNext               // after ',' in a list or tuple: a value or the closer
-	stValue                  // after '=' or ':': a value
-	stAfter                  // after a value: ',' or the closer
-	stPrefix                 // after a string prefix letter: another prefix letter or a quote
-	stQ1                     // after an opening quote: content, or a second quote
-	stQ2                     // after two quotes: a third (triple-quoted string) or whatever follows an empty string
-	stStr                    // inside a string
-	stEsc                    // after a backslash in a string
-	stHex                    // in the hex digits of \x, \u or \U
-	stOct                    // in the octal digits of \ooo
-	stRawEsc                 // after a backslash in a raw string: any byte, kept
-	stStrEnd                 // after a closing quote: an adjacent string literal continues the string
-	stNumSign                // after a number's sign: a digit or '.'
-	stNumZero                // after a number's leading '0'
-	stNumLZ                  // in an int with a leading zero (`020`, written as a string)
-	stNumInt                 // in a number's integer digits
-	stNumDot                 // after the integer part's '.'
-	stNumLDot                // after a leading '.' (`.5`): a digit
-	stNumFrac                // in a number's fraction digits
-	stNumE                   // after a number's 'e' or 'E': a sign or digit
-	stNumESign               // after the exponent's sign: a digit
-	stNumExp                 // in a number's exponent digits
-	stLit                    // inside True, False, None, true, false or null
-	stListEnd                // List mode: the ']' was consumed
-	stFinished               // Finish completed a call
+	stOpen       uint8 = iota // List mode start: whitespace, then '['
+	stFirstCall               // before the first call: whitespace, a callee name, or ']' (List)
+	stBetween                 // after a call: whitespace, ',', a callee name, or ']' (List)
+	stName                    // in a callee name: more name, spaces or '('
+	stNameSp                  // after a callee name and spaces: '('
+	stKwFirst                 // after a call's '(': a keyword or ')'
+	stKwNext                  // after ',' in a call: a keyword or ')'
+	stKw                      // in a keyword: more keyword, spaces or '='
+	stKwEq                    // after a keyword and spaces: '='
+	stKeyFirst                // after '{': a key or '}'
+	stKeyNext                 // after ',' in a dict: a key or '}'
+	stColon                   // after a dict key: ':'
+	stElemFirst               // after '[' or '(': a value or the closer
+	stElemNext                // after ',' in a list or tuple: a value or the closer
+	stValue                   // after '=' or ':': a value
+	stAfter                   // after a value: ',' or the closer
+	stPrefix                  // after a string prefix letter: another prefix letter or a quote
+	stQ1                      // after an opening quote: content, or a second quote
+	stQ2                      // after two quotes: a third (triple-quoted string) or whatever follows an empty string
+	stStr                     // inside a string
+	stEsc                     // after a backslash in a string
+	stHex                     // in the hex digits of \x, \u or \U
+	stOct                     // in the octal digits of \ooo
+	stRawEsc                  // after a backslash in a raw string: any byte, kept
+	stStrEnd                  // after a closing quote: an adjacent string literal continues the string
+	stNumSign                 // after a number's sign: a digit or '.'
+	stNumZero                 // after a number's leading '0'
+	stNumLZ                   // in an int with a leading zero (`020`, written as a string)
+	stNumInt                  // in a number's integer digits
+	stNumDot                  // after the integer part's '.'
+	stNumLDot                 // after a leading '.' (`.5`): a digit
+	stNumFrac                 // in a number's fraction digits
+	stNumE                    // after a number's 'e' or 'E': a sign or digit
+	stNumESign                // after the exponent's sign: a digit
+	stNumExp                  // in a number's exponent digits
+	stLit                     // inside True, False, None, true, false or null
+	stDictArgEnd              // after the '}' of a dict that is a call's only argument: ')' (after one ',' at most)
+	stListEnd                 // List mode: the ']' was consumed
+	stFinished                // Finish completed a call
 	numStates
 )
 
 var stateNames = [numStates]string{
-	stOpen:      "before '['",
-	stFirstCall: "before the first call",
-	stBetween:   "between calls",
-	stName:      "in a callee name",
-	stNameSp:    "after a callee name",
-	stKwFirst:   "after '(' of a call",
-	stKwNext:    "after ',' in a call",
-	stKw:        "in a keyword",
-	stKwEq:      "after a keyword",
-	stKeyFirst:  "after '{'",
-	stKeyNext:   "after ',' in a dict",
-	stColon:     "after a dict key",
-	stElemFirst: "after '[' or '('",
-	stElemNext:  "after ',' in a list or tuple",
-	stValue:     "at the start of a value",
-	stAfter:     "after a value",
-	stPrefix:    "after a string prefix",
-	stQ1:        "in a string",
-	stQ2:        "after two quotes",
-	stStr:       "in a string",
-	stEsc:       "in a string escape",
-	stHex:       "in a hex escape",
-	stOct:       "in an octal escape",
-	stRawEsc:    "in a raw string escape",
-	stStrEnd:    "after a string",
-	stNumSign:   "in a number",
-	stNumZero:   "in a number",
-	stNumLZ:     "in a number",
-	stNumInt:    "in a number",
-	stNumDot:    "in a number",
-	stNumLDot:   "in a number",
-	stNumFrac:   "in a number",
-	stNumE:      "in a number",
-	stNumESign:  "in a number",
-	stNumExp:    "in a number",
-	stLit:       "in a literal",
-	stListEnd:   "after the list",
-	stFinished:  "after Finish",
+	stOpen:       "before '['",
+	stFirstCall:  "before the first call",
+	stBetween:    "between calls",
+	stName:       "in a callee name",
+	stNameSp:     "after a callee name",
+	stKwFirst:    "after '(' of a call",
+	stKwNext:     "after ',' in a call",
+	stKw:         "in a keyword",
+	stKwEq:       "after a keyword",
+	stKeyFirst:   "after '{'",
+	stKeyNext:    "after ',' in a dict",
+	stColon:      "after a dict key",
+	stElemFirst:  "after '[' or '('",
+	stElemNext:   "after ',' in a list or tuple",
+	stValue:      "at the start of a value",
+	stAfter:      "after a value",
+	stPrefix:     "after a string prefix",
+	stQ1:         "in a string",
+	stQ2:         "after two quotes",
+	stStr:        "in a string",
+	stEsc:        "in a string escape",
+	stHex:        "in a hex escape",
+	stOct:        "in an octal escape",
+	stRawEsc:     "in a raw string escape",
+	stStrEnd:     "after a string",
+	stNumSign:    "in a number",
+	stNumZero:    "in a number",
+	stNumLZ:      "in a number",
+	stNumInt:     "in a number",
+	stNumDot:     "in a number",
+	stNumLDot:    "in a number",
+	stNumFrac:    "in a number",
+	stNumE:       "in a number",
+	stNumESign:   "in a number",
+	stNumExp:     "in a number",
+	stLit:        "in a literal",
+	stDictArgEnd: "after a call's dict argument",
+	stListEnd:    "after the list",
+	stFinished:   "after Finish",
 }
 
 // skipsSpace marks the states in which whitespace is skipped and changes
@@ -93,7 +95,7 @@ var skipsSpace = [numStates]bool{
 	stKwFirst: true, stKwNext: true, stKwEq: true,
 	stKeyFirst: true, stKeyNext: true, stColon: true,
 	stElemFirst: true, stElemNext: true, stValue: true, stAfter: true,
-	stStrEnd: true,
+	stStrEnd: true, stDictArgEnd: true,
 }
 
 // Results of one step of the state machine on one byte.
@@ -235,7 +237,7 @@ func (s *Scanner) open(c byte) uint8 {
 func (s *Scanner) closeTop() {
 	f := &s.frames[s.depth-1]
 	switch f.kind {
-	case 'c', '{':
+	case 'c', '{', 'd':
 		s.out = append(s.out, '}')
 	case '[':
 		s.out = append(s.out, ']')
@@ -252,16 +254,23 @@ func (s *Scanner) closeTop() {
 // close handles a closing bracket c in a container state.
 func (s *Scanner) close(c byte) uint8 {
 	var want byte
-	switch s.frames[s.depth-1].kind {
+	f := &s.frames[s.depth-1]
+	switch f.kind {
 	case 'c', '(':
 		want = ')'
 	case '[':
 		want = ']'
-	case '{':
+	case '{', 'd':
 		want = '}'
 	}
 	if c != want {
 		return s.fail()
+	}
+	if f.kind == 'd' { // the call's dict argument: its object is complete, the call's ')' comes next
+		s.out = append(s.out, '}')
+		f.kind, f.comma = 'D', false
+		s.state = stDictArgEnd
+		return consumed
 	}
 	s.closeTop()
 	if s.depth == 0 {
@@ -281,7 +290,7 @@ func (s *Scanner) comma() {
 	switch f.kind {
 	case 'c':
 		s.state = stKwNext
-	case '{':
+	case '{', 'd':
 		s.state = stKeyNext
 	default:
 		s.state = stElemNext
@@ -492,6 +501,12 @@ func (s *Scanner) step(c byte) uint8 {
 		if c == ')' {
 			return s.close(c)
 		}
+		if c == '{' && s.state == stKwFirst {
+			// f({"k": v}): a dict as the only argument is the arguments.
+			s.frames[0].kind = 'd'
+			s.state = stKeyFirst
+			return consumed
+		}
 		if !isLetter(c) {
 			// A positional value, `**kw`, `*args`.
 			return s.fail()
@@ -564,6 +579,23 @@ func (s *Scanner) step(c byte) uint8 {
 			return consumed
 		}
 		return s.beginValue(c)
+
+	case stDictArgEnd:
+		f := &s.frames[0]
+		switch {
+		case isSpace(c):
+			return consumed
+		case c == ',' && !f.comma:
+			f.comma = true
+			return consumed
+		case c == ')':
+			s.depth = 0
+			s.compact()
+			s.calls++
+			s.state = stBetween
+			return endCall
+		}
+		return s.fail()
 
 	case stAfter:
 		switch c {
