@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,7 +212,7 @@ func readAllString(h *head) (string, error) {
 		n, err := r.Read(buf)
 		b.Write(buf[:n])
 		if err != nil {
-			if err.Error() == "EOF" {
+			if err == io.EOF {
 				return b.String(), nil
 			}
 			return b.String(), err
@@ -229,4 +230,45 @@ func TestParseJSONTooLargeOrUnreadable(t *testing.T) {
 	assert.Equal(t, exitIO, code)
 	assert.Contains(t, stdout, `"text":"Hi"`)
 	assert.Contains(t, stderr, "connection reset")
+}
+
+// repeatReader yields n bytes: "{" then 'x's.
+type repeatReader struct{ n, off int }
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.off >= r.n {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n-r.off)
+	for i := range p[:k] {
+		p[i] = 'x'
+	}
+	if r.off == 0 && k > 0 {
+		p[0] = '{'
+	}
+	r.off += k
+	return k, nil
+}
+
+// Input that starts like JSON but is longer than a document may be is read
+// as text, as it comes; --input json says it is too large.
+func TestOpenInputLongJSONLikeText(t *testing.T) {
+	n := maxDocBytes + 100
+	pin, err := openInput(kindAuto, &repeatReader{n: n})
+	require.NoError(t, err)
+	assert.Equal(t, kindText, pin.kind)
+	assert.Equal(t, "detected text: it starts like JSON but is over 64 MiB; --input chooses", pin.note)
+	total := 0
+	for {
+		content, _, err := pin.src.Next()
+		total += len(content)
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+	}
+	assert.Equal(t, n, total, "every byte read once")
+
+	_, err = openInput(kindJSON, &repeatReader{n: n})
+	assert.ErrorIs(t, err, errDocTooLarge)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -227,6 +228,12 @@ func openInput(kind inputKind, r io.Reader) (parseInput, error) {
 		pin.note = "an SSE stream"
 	case kindJSON:
 		body, err := h.all(maxDocBytes)
+		if errors.Is(err, errDocTooLarge) && kind == kindAuto {
+			// Text that starts with "{" may be long: read it as it comes.
+			pin.kind, pin.src = kindText, newTextSource(h.rest())
+			pin.note = fmt.Sprintf("text: it starts like JSON but is over %d MiB", maxDocBytes>>20)
+			break
+		}
 		if err != nil {
 			return pin, err
 		}

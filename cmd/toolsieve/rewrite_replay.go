@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,6 +39,9 @@ func sniffCapture(h *head, api chat.API) (captureInfo, error) {
 	if sniffBody(h) == kindJSON {
 		c.doc = true
 		body, err := h.all(maxDocBytes)
+		if errors.Is(err, errDocTooLarge) {
+			return c, nil // no model read: the policy's default
+		}
 		if err != nil {
 			return c, err
 		}
