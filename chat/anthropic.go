@@ -761,6 +761,20 @@ func (c *ContentReader) anthropic(data []byte, ms []jsonspan.Member) {
 	}
 }
 
+// responseText reads the text and thinking blocks of a message (a body of
+// type "message", or of role "assistant", with a content array).
+func (anthropic) responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool {
+	tm, _ := jsonspan.Lookup(doc, ms, "type")
+	rm, _ := jsonspan.Lookup(doc, ms, "role")
+	cm, has := jsonspan.Lookup(doc, ms, "content")
+	isMsg := string(jsonspan.StringBody(doc, tm)) == "message" || string(jsonspan.StringBody(doc, rm)) == "assistant"
+	if !isMsg || !has || doc[cm.Start] != '[' {
+		return false
+	}
+	readBlocks(t, doc, cm.Start)
+	return true
+}
+
 func (h *historyCleaner) anthropic(k int) {
 	b := h.body
 	_, cm, ok := h.assistantContent(k)

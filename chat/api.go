@@ -84,6 +84,9 @@ type apiCodec interface {
 	// content takes the content and side events out of one stream event
 	// whose top-level members are ms.
 	content(c *ContentReader, data []byte, ms []jsonspan.Member)
+	// responseText reads the text of a whole response whose top-level
+	// members are ms into t; false when doc is not a response of the API.
+	responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool
 	// cleanMessage cleans message k of a request's history.
 	cleanMessage(h *historyCleaner, k int)
 }

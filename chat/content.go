@@ -19,7 +19,7 @@ type Input uint8
 // Input kinds.
 const (
 	// InputAuto is SSE when the body starts like an event stream (see
-	// looksLikeSSE), else text.
+	// LooksLikeSSE), else text.
 	InputAuto Input = iota
 	// InputText is the model's content itself.
 	InputText
@@ -27,11 +27,11 @@ const (
 	InputSSE
 )
 
-// looksLikeSSE reports whether prefix starts like an event stream: after an
+// LooksLikeSSE reports whether prefix starts like an event stream: after an
 // optional byte order mark and whitespace, a "data:", "event:", "id:",
 // "retry:" or comment (":") line. sure is false when prefix is too short
 // to tell (more input may change the answer).
-func looksLikeSSE(prefix []byte) (isSSE, sure bool) {
+func LooksLikeSSE(prefix []byte) (isSSE, sure bool) {
 	const bom = "\xEF\xBB\xBF"
 	p := prefix
 	switch {
@@ -78,6 +78,7 @@ type ContentReader struct {
 	events  []toolsieve.Event
 	err     error
 	eof     bool
+	frames  int // SSE message events decoded
 }
 
 // NewContentReader returns a reader of r's content; api may be APIAuto.
@@ -149,9 +150,19 @@ func (c *ContentReader) Next() (content []byte, events []toolsieve.Event, err er
 			more, _ := c.dec.Close()
 			evs = append(evs, more...)
 		}
+		for i := range evs {
+			if evs[i].IsMessage() {
+				c.frames++
+			}
+		}
 		c.pending = evs
 	}
 }
+
+// Frames returns how many SSE message events (blocks with data) were
+// decoded so far: 0 after the end of an input read as SSE means it was not
+// an event stream. It is 0 for text.
+func (c *ContentReader) Frames() int { return c.frames }
 
 func (c *ContentReader) final() error {
 	if c.err == nil || c.err == io.EOF {
@@ -163,7 +174,7 @@ func (c *ContentReader) final() error {
 // decide reads until the input kind is known.
 func (c *ContentReader) decide() error {
 	for {
-		if isSSE, sure := looksLikeSSE(c.sniff); sure {
+		if isSSE, sure := LooksLikeSSE(c.sniff); sure {
 			c.in = InputText
 			if isSSE {
 				c.in = InputSSE

@@ -78,3 +78,23 @@ func TestEventsReadError(t *testing.T) {
 	_, err := collect(t, io.MultiReader(strings.NewReader("data: {}\n\n"), iotest.ErrReader(boom)))
 	require.ErrorIs(t, err, boom)
 }
+
+func TestContentReaderFrames(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		frames int
+	}{
+		{"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n: ping\n\ndata: [DONE]\n\n", 2},
+		{"Hello\n\nworld <tool_call>x</tool_call>", 0},
+		{"", 0},
+	} {
+		cr := chat.NewContentReader(strings.NewReader(tc.in), chat.InputSSE, chat.APIAuto)
+		for {
+			if _, _, err := cr.Next(); err != nil {
+				require.ErrorIs(t, err, io.EOF)
+				break
+			}
+		}
+		require.Equal(t, tc.frames, cr.Frames(), "%q", tc.in)
+	}
+}

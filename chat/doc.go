@@ -5,7 +5,8 @@
 // into the same response with the tool calls that the model wrote as text
 // markup turned into native tool calls of the same API, editing only the
 // fields that change. A ContentReader (and Events) reads the model's content
-// out of a response; CleanHistory rewrites leaked markup in the assistant
+// out of a streamed response, ReadDocument out of a whole response or request;
+// CleanHistory rewrites leaked markup in the assistant
 // messages of a request; ReadRequest reads what rewriting needs from a
 // request (model, token cap, declared tools).
 //

@@ -34,7 +34,7 @@ func TestLooksLikeSSE(t *testing.T) {
 		{"<tool_call>", false, true},
 		{"dat x", false, true},
 	} {
-		sse, sure := looksLikeSSE([]byte(tc.in))
+		sse, sure := LooksLikeSSE([]byte(tc.in))
 		require.Equal(t, tc.sse, sse, "%q", tc.in)
 		require.Equal(t, tc.sure, sure, "%q", tc.in)
 	}

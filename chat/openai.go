@@ -574,6 +574,32 @@ func (c *ContentReader) openAI(data []byte, ms []jsonspan.Member) {
 	}
 }
 
+// responseText reads choice 0's message of a chat completion.
+func (openAI) responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool {
+	cm, has := jsonspan.Lookup(doc, ms, "choices")
+	if !has || doc[cm.Start] != '[' {
+		return false
+	}
+	els, _ := jsonspan.Elems(doc, cm.Start, nil)
+	for _, el := range els {
+		cms, ok := jsonspan.Members(doc, el.Start, nil)
+		if !ok {
+			continue
+		}
+		if im, has := jsonspan.Lookup(doc, cms, "index"); has {
+			if i, _ := jsonspan.Int(doc, im); i != 0 {
+				continue
+			}
+		}
+		if mm, has := jsonspan.Lookup(doc, cms, "message"); has {
+			mms, _ := jsonspan.Members(doc, mm.Start, nil)
+			readMessage(t, doc, mms)
+		}
+		break
+	}
+	return true
+}
+
 func (h *historyCleaner) openAI(k int) {
 	b := h.body
 	ms, cm, ok := h.assistantContent(k)

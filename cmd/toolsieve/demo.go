@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,10 +18,12 @@ import (
 const demoUsage = `Usage: toolsieve demo [--json] [--chunk N] [SAMPLE...]
 
 Runs the parser on the sample streams bundled in the binary, feeding each in
-small pieces as a model's stream would arrive, and shows what was recovered:
-the text kept, each call with its arguments, dialect and repairs, discarded
-markup, runaways and errors, and a check that every input byte was
-accounted for. Then runs the proxy demos: a proxy and a scripted upstream,
+small pieces as a model's stream would arrive, and shows each sample broken
+input beside fixed output: every piece of the input (a run of text, or the
+markup of a call, a dropped closer, a runaway; abbreviated to one column)
+next to what it became (text, a call with its arguments, repairs, dialect
+and when it came out, dropped markup, a runaway), and a check that every
+input byte was accounted for. Then runs the proxy demos: a proxy and a scripted upstream,
 in-process on loopback, show a retry of a runaway answer and a cleaned
 history. SAMPLE names (see below) pick samples and demos; default all.
 With --json only the samples run.
@@ -260,90 +260,32 @@ func writeSampleSummary(w *bufio.Writer, s demoSample, input []byte, chunk int, 
 	}
 	w.WriteString("\n")
 
-	started := map[int]int{} // call index -> bytes fed when its name was known
-	var text, out []byte     // pending text segment; all output bytes
+	v := newViewBuilder(len(input))
+	var out []byte // all output bytes: the text of text events, the raw of the others
 	nText, nRaw := 0, 0
-	// Discards in a row with the same reason are shown as one line.
-	var discarded []byte
-	var discardReason toolsieve.Reason
-	nDiscards := 0
-	flushDiscards := func() {
-		switch {
-		case nDiscards == 1:
-			fmt.Fprintf(w, labelFmt+"%s: %s\n", "discard", discardReason, quoteAbbrev(discarded))
-		case nDiscards > 1:
-			fmt.Fprintf(w, labelFmt+"%s, %d in a row: %s\n", "discard", discardReason, nDiscards, quoteAbbrev(discarded))
-		}
-		discarded, nDiscards = discarded[:0], 0
-	}
-	flushText := func() {
-		if len(text) > 0 {
-			fmt.Fprintf(w, labelFmt+"%s\n", "text", quoteAbbrev(text))
-			text = text[:0]
-		}
-	}
-	for _, e := range evs {
+	for i := range evs {
+		e := &evs[i]
+		v.add(e)
 		if e.Type == toolsieve.Text {
-			flushDiscards()
-			text = append(text, e.Text...)
 			out = append(out, e.Text...)
 			nText += len(e.Text)
 			continue
 		}
 		out = append(out, e.Raw...)
 		nRaw += len(e.Raw)
-		if e.Type == toolsieve.ToolCallStart {
-			started[e.Index] = e.fed
-			continue
-		}
-		flushText()
-		if e.Type == toolsieve.Discard {
-			tot.discards++
-			if nDiscards > 0 && e.Reason != discardReason {
-				flushDiscards()
-			}
-			discardReason = e.Reason
-			discarded = append(discarded, e.Raw...)
-			nDiscards++
-			continue
-		}
-		flushDiscards()
 		switch e.Type {
-		case toolsieve.Reasoning:
-			fmt.Fprintf(w, labelFmt+"%s\n", "reasoning", quoteAbbrev(e.Text))
 		case toolsieve.ToolCall:
 			tot.calls++
 			tot.repairs += len(e.Repairs)
-			fmt.Fprintf(w, labelFmt+"%s %s\n", "call #"+strconv.Itoa(e.Index), e.Name, argsAbbrev(e.Arguments))
-			repairs := "none"
-			if len(e.Repairs) > 0 {
-				repairs = strings.Join(e.Repairs, ", ")
-			}
-			fmt.Fprintf(w, contFmt+"id %s, dialect %s, repairs: %s\n", e.ID, e.Dialect, repairs)
-			when := fmt.Sprintf("emitted after %d/%d bytes fed", e.fed, len(input))
-			if at, ok := started[e.Index]; ok {
-				when += fmt.Sprintf(" (name known after %d bytes)", at)
-				delete(started, e.Index)
-			}
-			fmt.Fprintf(w, contFmt+"%s\n", when)
 		case toolsieve.Runaway:
 			tot.runaways++
-			fmt.Fprintf(w, labelFmt+"%s (after %d/%d bytes fed; a caller stops the stream here)\n", "RUNAWAY", e.Reason, e.fed, len(input))
-			fmt.Fprintf(w, contFmt+"raw %s\n", quoteAbbrev(e.Raw))
 		case toolsieve.Error:
 			tot.errors++
-			msg := e.Message
-			if e.Offset >= 0 {
-				msg += fmt.Sprintf(" (offset %d)", e.Offset)
-			}
-			fmt.Fprintf(w, labelFmt+"%s\n", "error", msg)
+		case toolsieve.Discard:
+			tot.discards++
 		}
 	}
-	flushText()
-	flushDiscards()
-	for _, idx := range slices.Sorted(maps.Keys(started)) {
-		fmt.Fprintf(w, labelFmt+"call #%d: name known after %d bytes fed, but no call followed\n", "note", idx, started[idx])
-	}
+	writeView(w, v.finish())
 	mark := "ok"
 	if bytes.Equal(out, input) {
 		tot.balanced++

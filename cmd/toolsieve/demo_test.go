@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolsieve/toolsieve"
 )
 
 // demoExpect says what each sample must show.
@@ -71,7 +75,7 @@ func demoSections(t *testing.T, out string) map[string]string {
 	return sec
 }
 
-var callLine = regexp.MustCompile(`(?m)^  call #\d+ `)
+var callLine = regexp.MustCompile(`(?m) → call #\d+ `)
 
 func TestDemoSummary(t *testing.T) {
 	code, stdout, stderr := runCmd(t, nil, "demo")
@@ -211,4 +215,76 @@ func TestAbbreviation(t *testing.T) {
 		assert.NotContains(t, got, `\x`)
 		assert.Contains(t, got, " … ")
 	})
+}
+
+// The before/after view of a few samples, line for line (golden files in
+// testdata/demo_view): each input piece
+// (abbreviated to its column; the fullwidth bars of DSML count two
+// columns) beside what it became.
+func TestDemoViewGolden(t *testing.T) {
+	for _, sample := range []string{"seed_invfunction_calls", "deepseek_dsml", "markup_in_code_fence"} {
+		t.Run(sample, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("testdata", "demo_view", sample+".txt"))
+			require.NoError(t, err)
+			code, stdout, stderr := runCmd(t, nil, "demo", sample)
+			require.Equal(t, exitOK, code, stderr)
+			sec, _, ok := strings.Cut(stdout, "\n\ntotal: ")
+			require.True(t, ok)
+			assert.Equal(t, string(want), sec+"\n")
+		})
+	}
+}
+
+func TestDemoViewRows(t *testing.T) {
+	ev := func(e toolsieve.Event, fed int) demoEvent { return demoEvent{e, fed} }
+	evs := []demoEvent{
+		ev(toolsieve.Event{Type: toolsieve.Text, Text: []byte("a\t")}, 2),
+		ev(toolsieve.Event{Type: toolsieve.Text, Text: []byte("b\r\n")}, 5),
+		ev(toolsieve.Event{Type: toolsieve.ToolCallStart, Index: 0, Name: "f"}, 9),
+		ev(toolsieve.Event{Type: toolsieve.ToolCall, Index: 0, ID: "x0", Name: "f", Arguments: []byte(`{ "k": [1, 2] }`),
+			Dialect: "glm", Repairs: []string{"missing_closer"}, Raw: []byte("<tool_call>f")}, 16),
+		ev(toolsieve.Event{Type: toolsieve.Discard, Reason: toolsieve.ReasonAfterRunaway, Raw: []byte("<x>")}, 19),
+		ev(toolsieve.Event{Type: toolsieve.Discard, Reason: toolsieve.ReasonAfterRunaway, Raw: []byte("<y>")}, 22),
+		ev(toolsieve.Event{Type: toolsieve.Error, Message: "bad", Offset: 3}, 22),
+		ev(toolsieve.Event{Type: toolsieve.ToolCallStart, Index: 1, Name: "g"}, 22),
+	}
+	v := newViewBuilder(22)
+	for i := range evs {
+		v.add(&evs[i])
+	}
+	var b strings.Builder
+	w := bufio.NewWriter(&b)
+	writeView(w, v.finish())
+	require.NoError(t, w.Flush())
+	pad := strings.Repeat(" ", inCols)
+	want := "  broken input, as the model wrote it" + strings.Repeat(" ", inCols-35) + "   what came out\n" +
+		"  a⇥b↵" + strings.Repeat(" ", inCols-4) + " → text\n" +
+		"  <tool_call>f" + strings.Repeat(" ", inCols-12) + " → call #0 f {\"k\":[1,2]}\n" +
+		"  " + pad + "     repaired: missing_closer\n" +
+		"  " + pad + "     dialect glm, id x0, out after 16/22 bytes fed (named after 9)\n" +
+		"  <x><y>" + strings.Repeat(" ", inCols-6) + " → dropped ×2: after_runaway\n" +
+		"  " + pad + "   error: bad (offset 3)\n" +
+		"  " + pad + "   note: call #1 named after 22 bytes fed, but no call followed\n"
+	assert.Equal(t, want, b.String())
+}
+
+func TestAbbrevCols(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdefghijklmnopqrstuvwxyz", 10, "abcdef…xyz"},
+		// Fullwidth and wide characters take two columns each.
+		{"<｜DSML｜invoke name=\"杭州\">", 12, "<｜DSML…州\">"},
+		{"杭州杭州杭州杭州", 9, "杭州…州"},
+	}
+	for _, tt := range tests {
+		got := abbrevCols(tt.in, tt.n)
+		assert.Equal(t, tt.want, got, tt.in)
+		assert.LessOrEqual(t, strCols(got), tt.n, tt.in)
+	}
+	assert.Equal(t, "a↵b⇥c··�", visible([]byte("a\r\nb\tc\x00\x7f\xff")))
+	assert.Equal(t, 6, strCols(pad("杭州", 6)))
 }

@@ -3,7 +3,9 @@
 //
 // Usage:
 //
-//	toolsieve parse [--input text|sse|auto] [--chunk N] [--tools FILE] [--dialects LIST] [FILE]
+//	toolsieve parse [--input auto|text|sse|json] [--chunk N] [--tools FILE] [--dialects LIST] [--quiet] [FILE]
+//	toolsieve rewrite [--api openai|anthropic|auto] [--tools FILE] [--policy FILE] [--quiet] [FILE]
+//	toolsieve proxy --upstream URL [flags]
 //	toolsieve dialects
 //	toolsieve demo [--json] [--chunk N] [SAMPLE...]
 //	toolsieve help [COMMAND]
@@ -95,9 +97,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd, ok := commands[name]
 		if !ok {
 			if strings.HasPrefix(name, "-") {
-				fmt.Fprintf(stderr, "toolsieve: unknown flag %s\n\n%s", name, usageText)
+				fmt.Fprintf(stderr, "toolsieve: unknown flag %s\n%s", name, topHint)
 			} else {
-				fmt.Fprintf(stderr, "toolsieve: unknown command %q\n\n%s", name, usageText)
+				fmt.Fprintf(stderr, "toolsieve: unknown command %q\n%s", name, topHint)
 			}
 			return exitUsage
 		}
@@ -115,10 +117,10 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, cmd.usage())
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "toolsieve help: unknown command %q\n\n%s", args[0], usageText)
+		fmt.Fprintf(stderr, "toolsieve help: unknown command %q\n%s", args[0], topHint)
 		return exitUsage
 	default:
-		fmt.Fprint(stderr, "usage: toolsieve help [COMMAND]\n")
+		fmt.Fprintf(stderr, "toolsieve help: too many arguments\nUsage: toolsieve help [COMMAND]\n")
 		return exitUsage
 	}
 }
@@ -173,8 +175,14 @@ func flagError(err error, name, usage string, stdout, stderr io.Writer) int {
 	return usageError(stderr, name, usage, err.Error())
 }
 
-// usageError prints msg and the command's usage on stderr and returns 2.
+// usageError prints msg and a hint on stderr and returns 2. The hint is
+// the first line of the command's usage (its synopsis) and where to find
+// the rest, not the whole help.
 func usageError(stderr io.Writer, name, usage, msg string) int {
-	fmt.Fprintf(stderr, "toolsieve %s: %s\n\n%s", name, msg, usage)
+	synopsis, _, _ := strings.Cut(usage, "\n")
+	fmt.Fprintf(stderr, "toolsieve %s: %s\n%s (more: toolsieve help %s)\n", name, msg, synopsis, name)
 	return exitUsage
 }
+
+// topHint follows an error about the command line as a whole.
+const topHint = "Run \"toolsieve help\" for the commands.\n"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestRunTopLevel(t *testing.T) {
 		{name: "help", args: []string{"help"}, code: exitOK, stdoutHas: []string{"Commands:", "parse", "demo", "help"}},
 		{name: "--help", args: []string{"--help"}, code: exitOK, stdoutHas: []string{"Commands:"}},
 		{name: "-h", args: []string{"-h"}, code: exitOK, stdoutHas: []string{"Commands:"}},
-		{name: "help parse", args: []string{"help", "parse"}, code: exitOK, stdoutHas: []string{"--input text|sse|auto", "--chunk N", "--tools FILE"}},
+		{name: "help parse", args: []string{"help", "parse"}, code: exitOK, stdoutHas: []string{"--input auto|text|sse|json", "--chunk N", "--tools FILE", "--quiet"}},
 		{name: "help demo", args: []string{"help", "demo"}, code: exitOK, stdoutHas: []string{"--json", "deepseek_dsml", "runaway_dsml_openers"}},
 		{name: "help unknown", args: []string{"help", "frob"}, code: exitUsage, stderrHas: []string{`unknown command "frob"`}},
 		{name: "help too many", args: []string{"help", "parse", "demo"}, code: exitUsage},
@@ -115,6 +116,55 @@ func TestWriteErrorIsIOError(t *testing.T) {
 			code := run(tt.args, strings.NewReader("hello <tool_call>get_time</tool_call>"), failWriter{}, &errOut)
 			assert.Equal(t, exitIO, code)
 			assert.Contains(t, errOut.String(), "disk full")
+		})
+	}
+}
+
+// Usage errors print one line saying what is wrong and a hint (the
+// command's synopsis and where its help is), not the whole help.
+func TestUsageErrorsAreOneLineAndAHint(t *testing.T) {
+	hint := func(cmd string) string {
+		synopsis, _, _ := strings.Cut(commands[cmd].usage(), "\n")
+		return synopsis + " (more: toolsieve help " + cmd + ")\n"
+	}
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "bad --input", args: []string{"parse", "--input", "xml"},
+			want: "toolsieve parse: bad --input value \"xml\" (want auto, text, sse or json)\n" + hint("parse")},
+		{name: "unknown flag", args: []string{"parse", "--frob"},
+			want: "toolsieve parse: flag provided but not defined: -frob\n" + hint("parse")},
+		{name: "flag without value", args: []string{"parse", "--chunk"},
+			want: "toolsieve parse: flag needs an argument: -chunk\n" + hint("parse")},
+		{name: "two files", args: []string{"parse", "a", "b"},
+			want: "toolsieve parse: too many arguments: [\"a\" \"b\"] (want at most one FILE)\n" + hint("parse")},
+		{name: "bad --api", args: []string{"rewrite", "--api", "gemini"},
+			want: "toolsieve rewrite: bad --api value \"gemini\" (want openai, anthropic or auto)\n" + hint("rewrite")},
+		{name: "missing policy", args: []string{"rewrite", "--policy", missing},
+			want: "toolsieve rewrite: --policy: open " + missing + ": no such file or directory\n" + hint("rewrite")},
+		{name: "unknown sample", args: []string{"demo", "nope"},
+			want: "toolsieve demo: unknown sample \"nope\"\n" + hint("demo")},
+		{name: "dialects with arguments", args: []string{"dialects", "x"},
+			want: "toolsieve dialects: unexpected arguments: [\"x\"]\n" + hint("dialects")},
+		{name: "unknown command", args: []string{"frob"},
+			want: "toolsieve: unknown command \"frob\"\nRun \"toolsieve help\" for the commands.\n"},
+		{name: "unknown top-level flag", args: []string{"--frob"},
+			want: "toolsieve: unknown flag --frob\nRun \"toolsieve help\" for the commands.\n"},
+		{name: "help for an unknown command", args: []string{"help", "frob"},
+			want: "toolsieve help: unknown command \"frob\"\nRun \"toolsieve help\" for the commands.\n"},
+		{name: "help with two commands", args: []string{"help", "parse", "demo"},
+			want: "toolsieve help: too many arguments\nUsage: toolsieve help [COMMAND]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, nil, tt.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			assert.Equal(t, tt.want, stderr)
+			assert.Equal(t, 2, strings.Count(stderr, "\n"), "one line and a hint")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,18 +10,33 @@ import (
 	"strings"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/chat"
 )
 
-const parseUsage = `Usage: toolsieve parse [--input text|sse|auto] [--chunk N] [--tools FILE] [--dialects LIST] [FILE]
+const parseUsage = `Usage: toolsieve parse [--input auto|text|sse|json] [--chunk N] [--tools FILE] [--dialects LIST] [--quiet] [FILE]
 
 Reads FILE (or standard input when FILE is absent or "-"), runs the parser
-over it and prints every event as one JSON object per line.
+over the content the model wrote in it and prints every event as one JSON
+object per line. Then prints a summary line on standard error: calls,
+repairs, runaways (and errors), bytes read.
 
 Flags:
-  --input KIND  what the input is (default text):
+  --input KIND  what the input is (default auto):
+                  auto  decided from the input, and said on standard error:
+                        HTTP response headers at the start (as curl -i
+                        writes them) are skipped and their Content-Type
+                        used; then sse when the body starts like an event
+                        stream, json when it is a JSON chat response or
+                        request, else text
                   text  the model's content itself
-                  sse   a streamed chat response (Server-Sent Events)
-                  auto  sse when the input looks like an event stream, else text
+                  sse   a streamed chat response (Server-Sent Events) of
+                        OpenAI (choice 0's content) or Anthropic (the
+                        text deltas); reasoning deltas become reasoning
+                        events
+                  json  a whole chat response (OpenAI: choice 0's message;
+                        Anthropic: the text blocks) or request (each
+                        assistant message, parsed on its own: call ids
+                        start with call_mN_ for message N, indexes restart)
   --chunk N     feed the parser N-byte pieces (default 0: as read, up to 32 KiB)
   --tools FILE  JSON file with declared tools: an OpenAI or Anthropic "tools"
                 array, or a whole request body holding one; enables the
@@ -30,23 +46,22 @@ Flags:
                 (default: every dialect that is safe without declared
                 tools, plus tool_tag and json with --tools); an unknown
                 name is bad usage. "toolsieve dialects" lists them.
+  --quiet       print neither the summary nor what --input auto found
+                (warnings are still printed)
+
+For text input, the text of text events and the raw of the other events
+give back the input byte for byte; for sse and json, the content read.
 
 Exit status: 0 when the input was read (malformed markup is data, not an
-error); 1 for I/O errors (FILE cannot be opened or read, output cannot be
-written); 2 for bad usage, including a --tools file that cannot be read or
-is not valid JSON tool declarations (one that declares no tools, such as a
-request body without "tools", is accepted with a warning).
+error; so is input that is not what --input says, with a warning); 1 for
+I/O errors (FILE cannot be opened or read, output cannot be written, a JSON
+document over 64 MiB); 2 for bad usage, including a --tools file that
+cannot be read or is not valid JSON tool declarations (one that declares no
+tools, such as a request body without "tools", is accepted with a warning).
 `
 
 // readBufSize is the size of the buffer the input is read with.
 const readBufSize = 32 << 10
-
-// inputKinds are the values --input accepts.
-var inputKinds = []string{"text", "sse", "auto"}
-
-// errNotAvailable is returned by decodeInput for a kind of input that is
-// accepted on the command line but not implemented yet.
-var errNotAvailable = errors.New("not available yet")
 
 // A source is the content stream of one input, read piece by piece. For
 // plain text the content is the input itself; an input decoder (SSE) takes
@@ -61,24 +76,13 @@ type source interface {
 	Next() (content []byte, events []toolsieve.Event, err error)
 }
 
-// decodeInput returns the content stream of r, read as an input of the
-// given kind (one of inputKinds). This is the seam where input decoders
-// plug in: kinds that are not implemented return errNotAvailable.
-func decodeInput(kind string, r io.Reader) (source, error) {
-	switch kind {
-	case "text":
-		return &textSource{r: r, buf: make([]byte, readBufSize)}, nil
-	case "sse", "auto":
-		return sseInput(kind, r), nil
-	}
-	return nil, fmt.Errorf("unknown input kind %q", kind)
-}
-
 // textSource is plain text input: the content is the bytes as read.
 type textSource struct {
 	r   io.Reader
 	buf []byte
 }
+
+func newTextSource(r io.Reader) *textSource { return &textSource{r: r, buf: make([]byte, readBufSize)} }
 
 func (s *textSource) Next() ([]byte, []toolsieve.Event, error) {
 	for range 100 {
@@ -93,16 +97,18 @@ func (s *textSource) Next() ([]byte, []toolsieve.Event, error) {
 func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "parse"
 	fs := newFlagSet(name)
-	kind := fs.String("input", "text", "")
+	kindName := fs.String("input", "auto", "")
 	chunk := fs.Int("chunk", 0, "")
 	toolsFile := fs.String("tools", "", "")
 	dialects := fs.String("dialects", "", "")
+	quiet := fs.Bool("quiet", false, "")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(err, name, parseUsage, stdout, stderr)
 	}
-	if !validKind(*kind) {
-		return usageError(stderr, name, parseUsage, fmt.Sprintf("bad --input value %q (want text, sse or auto)", *kind))
+	kind, ok := parseInputKind(*kindName)
+	if !ok {
+		return usageError(stderr, name, parseUsage, fmt.Sprintf("bad --input value %q (want auto, text, sse or json)", *kindName))
 	}
 	if *chunk < 0 {
 		return usageError(stderr, name, parseUsage, fmt.Sprintf("bad --chunk value %d (want 0 or more)", *chunk))
@@ -130,7 +136,7 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opt.Tools = tools
 	}
 
-	in := stdin
+	var in io.Reader = stdin
 	if len(pos) == 1 && pos[0] != "-" {
 		f, err := os.Open(pos[0])
 		if err != nil {
@@ -140,13 +146,32 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in = f
 	}
-	src, err := decodeInput(*kind, in)
+	counted := &countingReader{r: in}
+	pin, err := openInput(kind, counted)
 	if err != nil {
-		return usageError(stderr, name, parseUsage, fmt.Sprintf("--input %s: %v", *kind, err))
+		fmt.Fprintf(stderr, "toolsieve parse: reading input: %v\n", err)
+		return exitIO
+	}
+	if pin.note != "" && !*quiet {
+		fmt.Fprintf(stderr, "toolsieve parse: %s\n", pin.note)
+	}
+	if pin.warning != "" {
+		fmt.Fprintf(stderr, "toolsieve parse: warning: %s\n", pin.warning)
 	}
 
 	out := newEventWriter(stdout)
-	readErr := parseStream(src, toolsieve.NewParser(opt), *chunk, out.write)
+	var tl tally
+	emit := func(e *toolsieve.Event) bool {
+		tl.add(e)
+		return out.write(e)
+	}
+	var readErr error
+	fed := 0
+	if pin.doc != nil {
+		fed = parseDocument(pin.doc, opt, *chunk, emit)
+	} else {
+		fed, readErr = parseStream(pin.src, toolsieve.NewParser(opt), *chunk, emit)
+	}
 	if err := out.flush(); err != nil {
 		fmt.Fprintf(stderr, "toolsieve parse: writing output: %v\n", err)
 		return exitIO
@@ -155,16 +180,135 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolsieve parse: reading input: %v\n", readErr)
 		return exitIO
 	}
+	if pin.sse != nil && pin.sse.Frames() == 0 {
+		fmt.Fprintf(stderr, "toolsieve parse: warning: no SSE events with data in the input (is it an event stream? try --input auto)\n")
+	}
+	if !*quiet {
+		line := tl.String("call") + "; " + plural(int(counted.n), "byte") + " read"
+		if pin.kind != kindText {
+			line += fmt.Sprintf(" (%s of content)", plural(fed, "byte"))
+		}
+		fmt.Fprintf(stderr, "toolsieve parse: %s\n", line)
+	}
 	return exitOK
 }
 
-func validKind(kind string) bool {
-	for _, k := range inputKinds {
-		if k == kind {
-			return true
+// parseInput is an input opened for parse: a stream of content (text or
+// SSE), or a whole document.
+type parseInput struct {
+	kind    inputKind // as read
+	src     source
+	sse     *chat.ContentReader // src, for SSE
+	doc     *chat.Document
+	note    string // what --input auto found, for standard error
+	warning string // the input is not what --input says
+}
+
+// openInput opens r as an input of the given kind, deciding it for
+// kindAuto. Errors are read errors (a JSON document is read whole first).
+func openInput(kind inputKind, r io.Reader) (parseInput, error) {
+	if kind == kindText {
+		return parseInput{kind: kindText, src: newTextSource(r)}, nil
+	}
+	h := newHead(r)
+	hh := skipHTTPHeaders(h)
+	k, how := kind, ""
+	if k == kindAuto {
+		if k = kindOfMediaType(hh.contentType); k != kindAuto {
+			how = "from their Content-Type"
+		} else {
+			k = sniffBody(h)
 		}
 	}
-	return false
+	pin := parseInput{kind: k}
+	switch k {
+	case kindSSE:
+		pin.sse = chat.NewContentReader(h.rest(), chat.InputSSE, chat.APIAuto)
+		pin.src = pin.sse
+		pin.note = "an SSE stream"
+	case kindJSON:
+		body, err := h.all(maxDocBytes)
+		if errors.Is(err, errDocTooLarge) && kind == kindAuto {
+			// Text that starts with "{" may be long: read it as it comes.
+			pin.kind, pin.src = kindText, newTextSource(h.rest())
+			pin.note = fmt.Sprintf("text: it starts like JSON but is over %d MiB", maxDocBytes>>20)
+			break
+		}
+		if err != nil {
+			return pin, err
+		}
+		d, ok := chat.ReadDocument(body)
+		switch {
+		case ok:
+			pin.doc = &d
+			pin.note = describeDoc(&d)
+		case kind == kindAuto:
+			pin.kind, pin.src = kindText, newTextSource(bytes.NewReader(body))
+			pin.note = "JSON that is not a chat response or request: read as text"
+		default:
+			pin.doc = &chat.Document{}
+			pin.warning = "--input json: not a JSON chat response or request: no content"
+		}
+	default:
+		pin.src = newTextSource(h.rest())
+		pin.note = "plain text"
+	}
+	if kind != kindAuto {
+		pin.note = ""
+		return pin, nil
+	}
+	pin.note = "detected " + pin.note
+	if hh.n > 0 {
+		pin.note += fmt.Sprintf(" after %s of HTTP response headers", plural(hh.n, "byte"))
+	}
+	if how != "" {
+		pin.note += " (" + how + ")"
+	}
+	pin.note += "; --input chooses"
+	return pin, nil
+}
+
+// describeDoc names a document for the detection note.
+func describeDoc(d *chat.Document) string {
+	var s string
+	if d.Request {
+		s = fmt.Sprintf("a JSON chat request (%s with text", plural(len(d.Texts), "assistant message"))
+	} else {
+		s = fmt.Sprintf("a JSON chat response (%s", d.API)
+	}
+	if d.Model != "" {
+		s += ", model " + d.Model
+	}
+	return s + ")"
+}
+
+// parseDocument parses the texts of d, each with a parser of its own, and
+// returns the bytes of content fed. A request's calls get ids of their
+// own message (call_mN_...), as each parser numbers its calls from 0.
+func parseDocument(d *chat.Document, opt toolsieve.Options, chunk int, emit func(*toolsieve.Event) bool) int {
+	fed := 0
+	prefix := opt.IDPrefix
+	if prefix == "" {
+		prefix = "call_"
+	}
+	for _, t := range d.Texts {
+		if len(t.Reasoning) > 0 {
+			if !emit(&toolsieve.Event{Type: toolsieve.Reasoning, Text: t.Reasoning, Offset: -1}) {
+				return fed
+			}
+		}
+		o := opt
+		if d.Request {
+			o.IDPrefix = fmt.Sprintf("%sm%d_", prefix, t.Message)
+		}
+		p := toolsieve.NewParser(o)
+		ok := feedChunks(p, t.Content, chunk, emit)
+		fed += len(t.Content)
+		if !ok || !emitEach(p.Close(), emit) {
+			return fed
+		}
+	}
+	return fed
 }
 
 // loadTools reads declared tools from a JSON file.
@@ -180,32 +324,45 @@ func loadTools(path string) (*toolsieve.Tools, error) {
 	return tools, nil
 }
 
+// emitEach passes evs to emit until it returns false, and reports whether
+// the output is still good.
+func emitEach(evs []toolsieve.Event, emit func(*toolsieve.Event) bool) bool {
+	for i := range evs {
+		if !emit(&evs[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// feedChunks feeds content to p in pieces of at most chunk bytes (when
+// chunk > 0) and passes the events on; false when the output failed.
+func feedChunks(p *toolsieve.Parser, content []byte, chunk int, emit func(*toolsieve.Event) bool) bool {
+	for len(content) > 0 {
+		n := len(content)
+		if chunk > 0 && n > chunk {
+			n = chunk
+		}
+		if !emitEach(p.Feed(content[:n]), emit) {
+			return false
+		}
+		content = content[n:]
+	}
+	return true
+}
+
 // parseStream feeds the content of src to p, in pieces of at most chunk
 // bytes when chunk > 0, and passes every event to emit, in order. The parser
 // is closed at the end of the input, and also after a read error so that
-// everything read is accounted for; the read error is returned. When emit
-// returns false (its output failed) the input is not read any further.
-func parseStream(src source, p *toolsieve.Parser, chunk int, emit func(*toolsieve.Event) bool) error {
+// everything read is accounted for; it returns the bytes of content fed
+// and the read error. When emit returns false (its output failed) the
+// input is not read any further.
+func parseStream(src source, p *toolsieve.Parser, chunk int, emit func(*toolsieve.Event) bool) (fed int, readErr error) {
 	ok := true
-	emitAll := func(evs []toolsieve.Event) {
-		for i := range evs {
-			if ok {
-				ok = emit(&evs[i])
-			}
-		}
-	}
-	var readErr error
 	for ok {
 		content, evs, err := src.Next()
-		emitAll(evs)
-		for len(content) > 0 {
-			n := len(content)
-			if chunk > 0 && n > chunk {
-				n = chunk
-			}
-			emitAll(p.Feed(content[:n]))
-			content = content[n:]
-		}
+		ok = emitEach(evs, emit) && feedChunks(p, content, chunk, emit)
+		fed += len(content)
 		if err != nil {
 			if err != io.EOF {
 				readErr = err
@@ -213,8 +370,22 @@ func parseStream(src source, p *toolsieve.Parser, chunk int, emit func(*toolsiev
 			break
 		}
 	}
-	emitAll(p.Close())
-	return readErr
+	if ok {
+		emitEach(p.Close(), emit)
+	}
+	return fed, readErr
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // eventWriter prints events as JSON lines through a buffer and remembers

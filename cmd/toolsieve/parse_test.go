@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,6 +132,8 @@ func TestParseExitStatus(t *testing.T) {
 
 		{name: "unknown flag", args: []string{"parse", "--frob"}, code: exitUsage, stderrHas: "-frob"},
 		{name: "bad input kind", args: []string{"parse", "--input", "xml"}, code: exitUsage, stderrHas: `bad --input value "xml"`},
+		{name: "input json", args: []string{"parse", "--input", "json"}, stdin: strings.NewReader(`{"choices":[{"message":{"content":"Hi"}}]}`), code: exitOK},
+		{name: "quiet", args: []string{"parse", "--quiet", good}, code: exitOK},
 		{name: "input sse", args: []string{"parse", "--input", "sse"}, stdin: strings.NewReader("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n"), code: exitOK},
 		{name: "input auto", args: []string{"parse", "--input", "auto", good}, code: exitOK},
 		{name: "input without value", args: []string{"parse", "--input"}, code: exitUsage},
@@ -156,8 +159,13 @@ func TestParseExitStatus(t *testing.T) {
 				assert.Contains(t, stderr, "Usage: toolsieve parse")
 				assert.Empty(t, stdout)
 			}
-			if code == exitOK && tt.stderrHas == "" {
+			switch {
+			case code != exitOK || tt.stderrHas != "" || slices.Contains(tt.args, "--help"):
+			case slices.Contains(tt.args, "--quiet"):
 				assert.Empty(t, stderr)
+			default:
+				// The detection note and the summary, nothing else.
+				assert.Regexp(t, `^(toolsieve parse: detected [^\n]*\n)?toolsieve parse: \d+ calls?, [^\n]*\n$`, stderr)
 			}
 		})
 	}
@@ -306,22 +314,4 @@ func TestParseEventShapes(t *testing.T) {
 	assert.NotEmpty(t, call.ID)
 	require.NotNil(t, call.Index)
 	assert.Equal(t, 0, *call.Index)
-}
-
-func TestDecodeInput(t *testing.T) {
-	for _, kind := range inputKinds {
-		t.Run(kind, func(t *testing.T) {
-			src, err := decodeInput(kind, strings.NewReader("x"))
-			if err != nil {
-				assert.ErrorIs(t, err, errNotAvailable)
-				return
-			}
-			content, _, err := src.Next()
-			if err == nil || len(content) > 0 {
-				assert.Equal(t, "x", string(content))
-			}
-		})
-	}
-	_, err := decodeInput("xml", strings.NewReader(""))
-	assert.Error(t, err)
 }
