@@ -156,6 +156,7 @@ func TestTableShape(t *testing.T) {
 // name and arguments the machine hands over.
 func TestArgumentStyles(t *testing.T) {
 	declared := func(name []byte) bool { return string(name) == "get_weather" }
+	hasParam := func(tool, param []byte) bool { return string(tool) == "get_weather" && string(param) == "city" }
 	tests := []struct {
 		style string
 		input string
@@ -190,7 +191,7 @@ func TestArgumentStyles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.style, func(t *testing.T) {
 			rec := &recorder{}
-			m := New(Options{Declared: declared}, rec)
+			m := New(Options{Declared: declared, HasParam: hasParam}, rec)
 			m.Write([]byte(tt.input))
 			m.Close()
 			var got []string

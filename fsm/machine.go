@@ -284,6 +284,7 @@ type Machine struct {
 	lv    level
 	code  codeState
 	ticks int
+	fence fenceText // in a fenced code block: its label and where its body is (fencetext.go)
 
 	buf      []byte // markup in progress
 	bufOff   int64  // input offset of buf[0]
@@ -689,6 +690,21 @@ func (m *Machine) textInText(b []byte) int {
 	if m.strays > 0 && !isBlank(b) {
 		m.strays = 0
 	}
+	if m.code == codeFence {
+		if k := m.fence.text(b); k > 0 {
+			m.emitText(b[:k])
+			return k
+		}
+		// b[0] begins the body of a json fence: a call may start there only.
+		i, _ := m.openerAt(b)
+		if i == 0 {
+			m.startProbe(m.textOff, m.atLine)
+		}
+		m.fence.phase = fBody
+		if i == 0 {
+			return 0
+		}
+	}
 	if i, bare := m.openerAt(b); i >= 0 {
 		line := m.atLine
 		if i > 0 {
@@ -801,6 +817,7 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 		}
 		if t.Count >= 3 && t.Has(lexer.LineStart) {
 			m.code = codeFence
+			m.fence.open()
 		} else {
 			m.code = codeSpan
 		}
@@ -812,6 +829,8 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 	case codeFence:
 		if t.Kind == lexer.Backticks && t.Count >= m.ticks && t.Has(lexer.LineStart) {
 			m.code = codeNone
+		} else {
+			m.fence.token()
 		}
 	}
 	return true

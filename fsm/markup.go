@@ -321,6 +321,12 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	case rSep, rID:
 		m.tagSpecialInCall(t, r, tokStart)
 	case rParamOpen:
+		if m.call.spec.name == nameTag && !m.childParam(t.Name) {
+			// An element that shares a declared tool's name (<search>,
+			// <details>) but holds other elements: HTML, not a call.
+			m.toText()
+			return
+		}
 		m.looseValue(tokStart)
 		m.openValue(t, false)
 	case rKeyOpen:
@@ -811,4 +817,10 @@ func unescapeAttrName(b []byte) []byte {
 		return b
 	}
 	return bytes.ReplaceAll(b, []byte(`\`), nil)
+}
+
+// childParam reports whether a child element named name is a parameter of
+// the declared tool whose element holds it (tool_tag).
+func (m *Machine) childParam(name []byte) bool {
+	return m.opt.HasParam != nil && m.opt.HasParam(m.nameOf(m.call.name), name)
 }

@@ -356,6 +356,9 @@ func (m *Machine) probeOps() opSet {
 		return orphanOps
 	}
 	if m.code == codeFence {
+		if !m.fence.mayOpen() {
+			return 0 // code: not the whole body of a json fence
+		}
 		return pt.fenced
 	}
 	return pt.all
