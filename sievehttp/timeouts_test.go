@@ -112,6 +112,7 @@ func TestUpstreamIdleTimeout(t *testing.T) {
 	requireErrorBody(t, chat.APIOpenAI, body, "server_error", "timeout_error", "idle_timeout")
 	up.waitCancelled(t)
 
+	require.EqualValues(t, 7, up.requests.Load(), "one upstream request each: a timeout is not retried")
 	m := env.scrape(t)
 	require.EqualValues(t, 6, m[`toolsieve_upstream_failures_total{reason="idle_timeout"}`])
 	require.Contains(t, env.logs.String(), "failure=idle_timeout")
@@ -138,6 +139,7 @@ func TestUpstreamReset(t *testing.T) {
 		requireErrorEvent(t, api, body, "reset", "api_error")
 		require.Contains(t, string(body), "upstream answer broke off: unexpected EOF")
 	}
+	require.EqualValues(t, 2, up.requests.Load())
 	m := env.scrape(t)
 	require.EqualValues(t, 2, m[`toolsieve_upstream_failures_total{reason="reset"}`])
 	logs := env.logs.String()
