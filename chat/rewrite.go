@@ -73,6 +73,7 @@ type streamRewriter struct {
 	dec     sse.Decoder
 	st      apiStream // the API's stream rewriter, once the API is known
 	stopped bool      // a runaway cut the stream: ignore further input
+	fault   error     // set with stopped when an event over the decoder's limit was lost
 	closed  bool
 	stats   RewriteStats
 
@@ -275,8 +276,11 @@ func (w *streamRewriter) events(evs []sse.Event) {
 		ev := &evs[i]
 		w.arena = w.arena[:0]
 		if ev.Err != nil {
+			// An event over the decoder's limit is lost: the answer cannot
+			// be passed on whole. Stop; the reader gets the error.
 			w.reportError(ev.Err.Error(), ev.Err.Offset)
-			continue
+			w.fault, w.stopped = ev.Err, true
+			return
 		}
 		if !ev.IsMessage() {
 			w.out = append(w.out, ev.Raw...)
@@ -552,7 +556,9 @@ func wholeChars(b []byte) bool {
 // calls come out as native calls of the same API (see the package
 // documentation and docs/contract.md). It reads the upstream body only when it is
 // read itself, holds no goroutine, and on a runaway closes the upstream body
-// at once and ends its output cleanly.
+// at once and ends its output cleanly. An upstream event larger than the SSE
+// decoder's limit cannot be passed on: the upstream body is closed and Read
+// returns the *sse.Error after the output that came before the event.
 type Rewriter struct {
 	// Notify, when set before the first Read, is called with every
 	// recovered call, runaway and error event (and with a tool_call of
@@ -619,9 +625,9 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 		if n > 0 {
 			w.Write(r.buf[:n])
 			if w.stopped {
-				// A runaway: stop the upstream at once.
+				// A runaway or a lost event: stop the upstream at once.
 				r.body.Close()
-				r.eof = true
+				r.eof, r.err = true, w.fault
 				break
 			}
 		}
@@ -630,6 +636,8 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 			r.eof = true
 			if err != io.EOF {
 				r.err = err
+			} else {
+				r.err = w.fault
 			}
 		}
 	}

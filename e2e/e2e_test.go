@@ -291,16 +291,21 @@ func TestE2EFaults(t *testing.T) {
 		require.Contains(t, env.logs.String(), "closed_at_eof")
 	})
 	t.Run("hard cut", func(t *testing.T) {
-		// The connection drops: what was recovered still reaches the client
-		// before the error.
+		// The upstream connection drops: what was recovered still reaches
+		// the client, then an error event ends the stream cleanly.
 		client := chattest.LoopbackClient(t, nil)
 		resp, err := client.Post(env.proxy.URL+"/v1/chat/completions", "application/json",
 			strings.NewReader(`{"model":"hardcut","stream":true,"messages":[{"role":"user","content":`+chattest.Quote(cutContent)+`}]}`))
 		require.NoError(t, err)
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		require.Error(t, err)
+		require.NoError(t, err)
 		require.Contains(t, string(b), `"name":"write"`)
+		require.Contains(t, string(b), `data: {"error":{"message":"toolsieve: upstream answer broke off`)
+		_, err = openAIStreamed(ctx, oc, "hardcut", cutContent)
+		require.ErrorContains(t, err, "upstream answer broke off")
+		_, err = anthropicStreamed(ctx, ac, "hardcut", cutContent)
+		require.ErrorContains(t, err, "upstream answer broke off")
 	})
 	t.Run("status 500", func(t *testing.T) {
 		_, err := openAIStreamed(ctx, oc, "status500", "x")
@@ -373,7 +378,8 @@ func TestE2EFaults(t *testing.T) {
 				t.Fatal("upstream never stopped")
 			}
 			require.Less(t, env.up.Written.Load(), int64(200), "upstream went on generating")
-			require.Contains(t, env.logs.String(), "runaway=true")
+			// The client stops at [DONE]; the proxy logs as its handler ends.
+			require.Eventually(t, func() bool { return strings.Contains(env.logs.String(), "runaway=true") }, 5*time.Second, 5*time.Millisecond)
 		})
 	}
 }

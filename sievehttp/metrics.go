@@ -12,17 +12,30 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/toolsieve/toolsieve/chat"
 )
 
-// Metrics counts requests, recovered calls, runaways, retries, refusals
-// and history rewrites. It is safe for concurrent use; a nil *Metrics
-// counts nothing. Serve it with ServeHTTP (the proxy does on /metrics when
-// Proxy.Metrics is set).
+// Metrics counts requests (by API and status code, with latency
+// histograms), recovered calls, runaways, retries, refusals, history
+// rewrites, upstream failures and the memory budget. It is safe for
+// concurrent use; a nil *Metrics counts nothing. Serve it with ServeHTTP
+// (the proxy does on /metrics when Proxy.Metrics is set).
 type Metrics struct {
+	// Version, when set before the first scrape, is the version label of
+	// toolsieve_build_info (default: the main module's version).
+	Version string
+
 	mu          sync.Mutex
-	requests    map[string]uint64    // by api
+	requests    map[[2]string]uint64 // by api, code
+	inFlight    int64
+	durations   map[string]*histogram // by api
+	firstBytes  map[string]*histogram // by api
+	failures    map[string]uint64     // by reason
+	hdrRefused  map[string]uint64     // by header
+	budgetOut   [2]uint64             // refused, unheld
+	mem         *budget
 	calls       map[string]uint64    // by dialect
 	repairs     map[[2]string]uint64 // by dialect, repair
 	runaways    map[string]uint64    // by reason
@@ -46,16 +59,85 @@ func (m *Metrics) lock() bool {
 	}
 	m.mu.Lock()
 	if m.requests == nil { // the zero Metrics
-		m.requests, m.calls, m.runaways, m.retries = map[string]uint64{}, map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
-		m.repairs = map[[2]string]uint64{}
+		m.requests, m.repairs = map[[2]string]uint64{}, map[[2]string]uint64{}
+		m.calls, m.runaways, m.retries = map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
+		m.durations, m.firstBytes = map[string]*histogram{}, map[string]*histogram{}
+		m.failures, m.hdrRefused = map[string]uint64{}, map[string]uint64{}
 	}
 	return true
 }
 
-// request counts one request for api ("openai", "anthropic" or "other").
-func (m *Metrics) request(api string) {
+// started counts a request in flight (until finished).
+func (m *Metrics) started() {
 	if m.lock() {
-		m.requests[api]++
+		m.inFlight++
+		m.mu.Unlock()
+	}
+}
+
+// finished counts a request of the proxy for api ("openai", "anthropic"
+// or "other") that ended with status code after d, its first byte written
+// after first (0: none).
+func (m *Metrics) finished(api string, code int, d, first time.Duration) {
+	if m.lock() {
+		m.inFlight--
+		m.requests[[2]string{api, strconv.Itoa(code)}]++
+		observe(m.durations, api, d)
+		if first > 0 {
+			observe(m.firstBytes, api, first)
+		}
+		m.mu.Unlock()
+	}
+}
+
+// roundTripped counts a request of a Transport, which sees no more than
+// its status (or the status its failure maps to).
+func (m *Metrics) roundTripped(api string, code int) {
+	if m.lock() {
+		m.requests[[2]string{api, strconv.Itoa(code)}]++
+		m.mu.Unlock()
+	}
+}
+
+// failure counts an exchange that failed for a reason not the model's.
+func (m *Metrics) failure(f failure) {
+	if f == failMemoryBudget {
+		m.budgetRefused()
+		return
+	}
+	if m.lock() {
+		m.failures[f.String()]++
+		m.mu.Unlock()
+	}
+}
+
+// budgetRefused counts a request body or whole answer refused for the
+// memory budget; budgetSpent a held stream let go for it.
+func (m *Metrics) budgetRefused() { m.budgetExceeded(0) }
+func (m *Metrics) budgetSpent()   { m.budgetExceeded(1) }
+
+func (m *Metrics) budgetExceeded(i int) {
+	if m.lock() {
+		m.budgetOut[i]++
+		m.mu.Unlock()
+	}
+}
+
+// headersRefused counts request headers ignored because they would have
+// loosened the policy.
+func (m *Metrics) headersRefused(names []string) {
+	if m.lock() {
+		for _, n := range names {
+			m.hdrRefused[n]++
+		}
+		m.mu.Unlock()
+	}
+}
+
+// setBudget makes the metrics report b's use.
+func (m *Metrics) setBudget(b *budget) {
+	if m.lock() {
+		m.mem = b
 		m.mu.Unlock()
 	}
 }
@@ -156,14 +238,39 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 		}
 	}
 
-	family("toolsieve_requests_total", "counter", "Requests handled, by API (other: passed through unchanged).")
-	byLabel("toolsieve_requests_total", "api", m.requests, "anthropic", "openai", "other")
+	family("toolsieve_build_info", "gauge", "Build of the running binary: its module version, VCS revision and Go version (always 1).")
+	bi := buildLabels()
+	if m.Version != "" {
+		bi[0] = m.Version
+	}
+	sample("toolsieve_build_info", 1, "version", bi[0], "revision", bi[1], "goversion", bi[2])
+	family("toolsieve_requests_total", "counter", "Requests handled, by API (other: passed through unchanged) and HTTP status code (499: the client went away first).")
+	keys := slices.SortedFunc(maps.Keys(m.requests), compareKeys)
+	for _, k := range keys {
+		sample("toolsieve_requests_total", m.requests[k], "api", k[0], "code", k[1])
+	}
+	family("toolsieve_requests_in_flight", "gauge", "Requests being handled by the proxy.")
+	sample("toolsieve_requests_in_flight", uint64(max(m.inFlight, 0)))
+	family("toolsieve_request_duration_seconds", "histogram", "Time from a request's arrival at the proxy to the end of its response (a stream's last byte), by API.")
+	writeHistograms(w, "toolsieve_request_duration_seconds", m.durations)
+	family("toolsieve_time_to_first_byte_seconds", "histogram", "Time from a request's arrival at the proxy to the first byte of its response (held streams included), by API.")
+	writeHistograms(w, "toolsieve_time_to_first_byte_seconds", m.firstBytes)
+	family("toolsieve_upstream_failures_total", "counter", "Exchanges that failed for a reason not the model's, by reason: header_timeout, idle_timeout, unreachable, reset, event_too_large, internal.")
+	byLabel("toolsieve_upstream_failures_total", "reason", m.failures)
+	family("toolsieve_memory_budget_bytes", "gauge", "The memory budget for request bodies and held answers (0: unbounded).")
+	used, limit := m.mem.inUse()
+	sample("toolsieve_memory_budget_bytes", uint64(limit))
+	family("toolsieve_memory_held_bytes", "gauge", "Bytes of the memory budget in use.")
+	sample("toolsieve_memory_held_bytes", uint64(used))
+	family("toolsieve_memory_budget_exceeded_total", "counter", "Times the memory budget was spent, by what was done: refused (503 for a request body or whole answer), unheld (a held stream went out as it came).")
+	sample("toolsieve_memory_budget_exceeded_total", m.budgetOut[0], "action", "refused")
+	sample("toolsieve_memory_budget_exceeded_total", m.budgetOut[1], "action", "unheld")
+	family("toolsieve_request_headers_refused_total", "counter", "X-Toolsieve-* request headers ignored because they would have loosened the operator's policy, by header.")
+	byLabel("toolsieve_request_headers_refused_total", "header", m.hdrRefused)
 	family("toolsieve_recovered_calls_total", "counter", "Calls recovered from markup (or native calls whose markup arguments were converted, dialect native) and delivered to clients as native calls, by dialect.")
 	byLabel("toolsieve_recovered_calls_total", "dialect", m.calls)
 	family("toolsieve_call_repairs_total", "counter", "Repairs carried by delivered calls, by dialect and repair (a call may carry several).")
-	keys := slices.SortedFunc(maps.Keys(m.repairs), func(a, b [2]string) int {
-		return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1])
-	})
+	keys = slices.SortedFunc(maps.Keys(m.repairs), compareKeys)
 	for _, k := range keys {
 		sample("toolsieve_call_repairs_total", m.repairs[k], "dialect", k[0], "repair", k[1])
 	}
@@ -190,6 +297,14 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 	m.mu.Unlock()
 	err := w.Flush()
 	return cw.n, err
+}
+
+// compareKeys orders label pairs.
+func compareKeys(a, b [2]string) int {
+	if c := strings.Compare(a[0], b[0]); c != 0 {
+		return c
+	}
+	return strings.Compare(a[1], b[1])
 }
 
 // escapeLabel escapes a label value for the text format.

@@ -14,9 +14,10 @@ import (
 )
 
 // metricLine is a sample line of the text exposition format.
-var metricLine = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*\})? [0-9]+$`)
+var metricLine = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*\})? [0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$`)
 
-// scrape reads /metrics and returns its samples by name{labels}.
+// scrape reads /metrics and returns its samples by name{labels} (sums of
+// histograms truncated to integers).
 func scrape(t *testing.T, c *http.Client, base string) map[string]int64 {
 	resp, err := c.Get(base + "/metrics")
 	require.NoError(t, err)
@@ -41,12 +42,17 @@ func scrape(t *testing.T, c *http.Client, base string) map[string]int64 {
 		i := strings.LastIndexByte(line, ' ')
 		name := line[:i]
 		base, _, _ := strings.Cut(name, "{")
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			if h := strings.TrimSuffix(base, suffix); h != base && typed[h] {
+				base = h
+			}
+		}
 		require.True(t, typed[base], "sample before its TYPE: %s", line)
 		_, dup := out[name]
 		require.False(t, dup, "sample twice: %s", line)
-		v, err := strconv.ParseInt(line[i+1:], 10, 64)
+		v, err := strconv.ParseFloat(line[i+1:], 64)
 		require.NoError(t, err)
-		out[name] = v
+		out[name] = int64(v)
 	}
 	return out
 }
@@ -54,7 +60,7 @@ func scrape(t *testing.T, c *http.Client, base string) map[string]int64 {
 // TestMetricsCount: the metrics say what happened.
 func TestMetricsCount(t *testing.T) {
 	chattest.NoLeaks(t)
-	env := newPolEnv(t, &Policy{NoBuiltin: true, Backoff: 1}, polGood, polCut, polLoop, polGood, polLoop, "fine")
+	env := newPolEnv(t, &Policy{NoBuiltin: true, Backoff: 1, ClientOverrides: true}, polGood, polCut, polLoop, polGood, polLoop, "fine")
 	env.send(t, chat.APIOpenAI, false, "x")                         // request 0: a call
 	env.send(t, chat.APIAnthropic, true, "x", HeaderMode, "strict") // 1: a call refused
 	env.send(t, chat.APIOpenAI, false, "x", HeaderRetries, "1")     // 2 and 3: a runaway, retried; a call
@@ -74,9 +80,12 @@ func TestMetricsCount(t *testing.T) {
 	m := scrape(t, env.client, env.proxy.URL)
 	require.Equal(t, 7, env.up.requests(), "/metrics is not forwarded")
 	for name, want := range map[string]int64{
-		`toolsieve_requests_total{api="openai"}`:                               4,
-		`toolsieve_requests_total{api="anthropic"}`:                            1,
-		`toolsieve_requests_total{api="other"}`:                                1,
+		`toolsieve_requests_total{api="openai",code="200"}`:                    4,
+		`toolsieve_requests_total{api="anthropic",code="200"}`:                 1,
+		`toolsieve_requests_total{api="other",code="200"}`:                     1,
+		`toolsieve_request_duration_seconds_count{api="openai"}`:               4,
+		`toolsieve_time_to_first_byte_seconds_count{api="anthropic"}`:          1,
+		`toolsieve_requests_in_flight`:                                         0, // /metrics is not counted
 		`toolsieve_recovered_calls_total{dialect="dsml"}`:                      2, // requests 0 and 3; the loop in 4 passes no call on
 		`toolsieve_refused_calls_total`:                                        1,
 		`toolsieve_runaways_total{reason="unclosed_openers"}`:                  2,

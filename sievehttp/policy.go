@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -83,6 +82,10 @@ type Rule struct {
 	MaxCallBytes int `json:"max_call_bytes,omitempty"`
 	// Runaway thresholds; zero fields are left to the layer below.
 	Runaway *RunawayRule `json:"runaway,omitempty"`
+	// Upstream timeouts in milliseconds (see Settings); 0 is unset.
+	HeaderTimeoutMS   int `json:"header_timeout_ms,omitempty"`
+	IdleTimeoutMS     int `json:"idle_timeout_ms,omitempty"`
+	ResponseTimeoutMS int `json:"response_timeout_ms,omitempty"`
 }
 
 // RunawayRule holds runaway thresholds (see RunawayLimits); 0 is unset.
@@ -123,20 +126,28 @@ func (r *ModelRule) Match(model string) bool {
 // Policy decides, for each chat request, the Settings that apply. Each
 // field of Settings comes from the first of these that sets it:
 //
-//  1. the request's X-Toolsieve-* headers;
+//  1. the request's X-Toolsieve-* headers, where they tighten what the
+//     layers below decide (see ClientOverrides);
 //  2. the first of Rules whose pattern matches the request's model;
 //  3. the first built-in family rule (BuiltinRules) that matches, unless
 //     NoBuiltin;
 //  4. Default;
 //  5. the defaults: lenient, no retries, no hold, code guard on, history
-//     cleaning on, every dialect, the parser's runaway thresholds.
+//     cleaning on, every dialect, the parser's runaway thresholds, the
+//     Default*Timeout upstream timeouts.
 //
 // A nil *Policy is lenient without retries, built-in rules or history
-// cleaning (the headers still apply). The zero Policy is valid.
+// cleaning (the headers still apply, tightening only). The zero Policy is
+// valid.
 type Policy struct {
 	Default   Rule
 	Rules     []ModelRule
 	NoBuiltin bool
+	// ClientOverrides lets the request headers loosen the operator's
+	// settings too (lenient over strict, more retries, other dialects,
+	// hold-text on). Without it a header that would loosen a setting is
+	// ignored, and named in Settings.Refused.
+	ClientOverrides bool
 	// Backoff is the wait before the first retry, doubled for each
 	// further one up to MaxBackoff (0: the defaults).
 	Backoff    time.Duration
@@ -145,11 +156,12 @@ type Policy struct {
 
 // policyFile is the JSON form of a Policy.
 type policyFile struct {
-	Default      Rule        `json:"default"`
-	Rules        []ModelRule `json:"rules"`
-	Builtin      *bool       `json:"builtin"`
-	BackoffMS    *int        `json:"backoff_ms"`
-	MaxBackoffMS *int        `json:"max_backoff_ms"`
+	Default         Rule        `json:"default"`
+	Rules           []ModelRule `json:"rules"`
+	Builtin         *bool       `json:"builtin"`
+	ClientOverrides bool        `json:"client_overrides"`
+	BackoffMS       *int        `json:"backoff_ms"`
+	MaxBackoffMS    *int        `json:"max_backoff_ms"`
 }
 
 // ParsePolicy reads a policy from JSON (see docs/policy.md). Unknown
@@ -165,7 +177,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	if dec.More() {
 		return nil, errors.New("policy: data after the JSON object")
 	}
-	p := &Policy{Default: f.Default, Rules: f.Rules, NoBuiltin: f.Builtin != nil && !*f.Builtin}
+	p := &Policy{Default: f.Default, Rules: f.Rules, NoBuiltin: f.Builtin != nil && !*f.Builtin, ClientOverrides: f.ClientOverrides}
 	if f.BackoffMS != nil {
 		if *f.BackoffMS < 0 {
 			return nil, errors.New("policy: backoff_ms must not be negative")
@@ -239,6 +251,9 @@ func (r *Rule) validate() error {
 	if rr := r.Runaway; rr != nil && (rr.OpenersWithoutCloser < 0 || rr.NestedBlocks < 0 || rr.RepeatedCalls < 0 || rr.StrayClosers < 0) {
 		return errors.New("runaway thresholds must not be negative")
 	}
+	if r.HeaderTimeoutMS < 0 || r.IdleTimeoutMS < 0 || r.ResponseTimeoutMS < 0 {
+		return errors.New("timeouts must not be negative")
+	}
 	return nil
 }
 
@@ -275,9 +290,18 @@ type Settings struct {
 	CleanHistory bool
 	MaxCallBytes int
 	Runaway      toolsieve.RunawayLimits
+	// Upstream timeouts; 0 means the default (DefaultHeaderTimeout, ...).
+	// HeaderTimeout bounds the wait for the response headers of a
+	// streamed request, ResponseTimeout that of any other request (its
+	// server answers when the whole answer is ready), IdleTimeout the
+	// silence between two reads of a response body.
+	HeaderTimeout, IdleTimeout, ResponseTimeout time.Duration
 	// From names the layers that set something, highest first, for logs:
-	// "header", a rule's name, "builtin:deepseek", "default".
+	// "header", a rule's name, "builtin:deepseek", "global" (Default).
 	From []string
+	// Refused names the request headers that were ignored because they
+	// would have loosened the operator's settings.
+	Refused []string
 }
 
 // Mode returns "strict" or "lenient".
@@ -331,6 +355,16 @@ func (s *Settings) apply(r *Rule) bool {
 			}
 		}
 	}
+	for _, f := range [...]struct {
+		dst *time.Duration
+		ms  int
+	}{
+		{&s.HeaderTimeout, r.HeaderTimeoutMS}, {&s.IdleTimeout, r.IdleTimeoutMS}, {&s.ResponseTimeout, r.ResponseTimeoutMS},
+	} {
+		if f.ms > 0 {
+			*f.dst, set = time.Duration(f.ms)*time.Millisecond, true
+		}
+	}
 	return set
 }
 
@@ -344,7 +378,7 @@ func (p *Policy) Resolve(model string, h http.Header) (Settings, error) {
 		}
 	}
 	if p != nil {
-		layer(&p.Default, "default")
+		layer(&p.Default, "global")
 		if !p.NoBuiltin {
 			for i := range builtinRules {
 				if builtinRules[i].Match(model) {
@@ -368,56 +402,13 @@ func (p *Policy) Resolve(model string, h http.Header) (Settings, error) {
 	if err != nil {
 		return s, err
 	}
+	if p == nil || !p.ClientOverrides {
+		s.Refused = s.tighten(&hr)
+	}
 	layer(&hr, "header")
 	// Reverse From so that the deciding layer comes first, as documented.
 	slices.Reverse(s.From)
 	return s, nil
-}
-
-// headerRule reads the X-Toolsieve-* request headers as a Rule.
-func headerRule(h http.Header) (Rule, error) {
-	var r Rule
-	if h == nil {
-		return r, nil
-	}
-	if v := strings.TrimSpace(h.Get(HeaderMode)); v != "" {
-		v = strings.ToLower(v)
-		if v != ModeStrict && v != ModeLenient {
-			return r, fmt.Errorf("%s: %q (want strict or lenient)", HeaderMode, v)
-		}
-		r.Mode = v
-	}
-	if v := strings.TrimSpace(h.Get(HeaderRetries)); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > MaxRetries {
-			return r, fmt.Errorf("%s: %q (want 0 to %d)", HeaderRetries, v, MaxRetries)
-		}
-		r.Retries = &n
-	}
-	if v := strings.TrimSpace(h.Get(HeaderDialects)); v != "" {
-		names := strings.Split(v, ",")
-		if _, err := dialectSet(names); err != nil {
-			return r, fmt.Errorf("%s: %v", HeaderDialects, err)
-		}
-		r.Dialects = names
-	}
-	for _, f := range [...]struct {
-		name string
-		dst  **bool
-	}{{HeaderHoldText, &r.HoldText}, {HeaderCleanHistory, &r.CleanHistory}} {
-		if v := strings.TrimSpace(h.Get(f.name)); v != "" {
-			var b bool
-			switch strings.ToLower(v) {
-			case "1", "t", "true", "yes", "on":
-				b = true
-			case "0", "f", "false", "no", "off":
-			default:
-				return r, fmt.Errorf("%s: %q (want true or false)", f.name, v)
-			}
-			*f.dst = &b
-		}
-	}
-	return r, nil
 }
 
 // options returns the parser options for s on top of base: the dialects,

@@ -30,6 +30,9 @@ func TestPolicyResolution(t *testing.T) {
 		]
 	}`))
 	require.NoError(t, err)
+	overridable := *pol
+	overridable.ClientOverrides = true
+	yes := true
 	hdr := func(kv ...string) http.Header {
 		h := http.Header{}
 		for i := 0; i < len(kv); i += 2 {
@@ -47,8 +50,8 @@ func TestPolicyResolution(t *testing.T) {
 	}{
 		{name: "nil policy", pol: nil, model: "deepseek-chat",
 			want: Settings{CodeGuard: true}},
-		{name: "nil policy with headers", pol: nil, model: "x", h: hdr(HeaderMode, "STRICT", HeaderRetries, "2", HeaderHoldText, "1"),
-			want: Settings{Strict: true, Retries: 2, HoldText: true, CodeGuard: true, From: []string{"header"}}},
+		{name: "nil policy with headers: only tightening ones apply", pol: nil, model: "x", h: hdr(HeaderMode, "STRICT", HeaderRetries, "2", HeaderHoldText, "1"),
+			want: Settings{Strict: true, CodeGuard: true, From: []string{"header"}, Refused: []string{HeaderRetries, HeaderHoldText}}},
 		{name: "zero policy, unknown model", pol: &Policy{}, model: "gpt-4o",
 			want: Settings{CodeGuard: true, CleanHistory: true}},
 		{name: "zero policy, builtin deepseek", pol: &Policy{}, model: "DeepSeek-V3.2",
@@ -61,28 +64,42 @@ func TestPolicyResolution(t *testing.T) {
 			want: Settings{CodeGuard: true, CleanHistory: true}},
 		{name: "builtin lenient beats global strict", pol: pol, model: "deepseek-coder",
 			want: Settings{Dialects: []string{"dsml"}, Retries: 2, HoldText: true, CodeGuard: true, CleanHistory: true,
-				From: []string{"rule:deepseek-*", "builtin:deepseek", "default"}}},
+				From: []string{"rule:deepseek-*", "builtin:deepseek", "global"}}},
 		{name: "first matching rule wins", pol: pol, model: "deepseek-reasoner-v2",
 			want: Settings{Strict: true, Retries: 3, HoldText: true, CodeGuard: true, CleanHistory: true,
-				From: []string{"reasoner", "builtin:deepseek", "default"}}},
+				From: []string{"reasoner", "builtin:deepseek", "global"}}},
 		{name: "later rule shadowed", pol: pol, model: "deepseek-chat",
 			want: Settings{Dialects: []string{"dsml"}, Retries: 2, HoldText: true, CodeGuard: true, CleanHistory: true,
-				From: []string{"rule:deepseek-*", "builtin:deepseek", "default"}}},
+				From: []string{"rule:deepseek-*", "builtin:deepseek", "global"}}},
 		{name: "rule with a slash, case-insensitive", pol: pol, model: "ACME/Model-7",
 			want: Settings{Strict: true, Retries: 1, HoldText: true, CodeGuard: false, CleanHistory: true,
-				Runaway: toolsieve.RunawayLimits{RepeatedCalls: 2}, From: []string{"rule:acme/*", "default"}}},
+				Runaway: toolsieve.RunawayLimits{RepeatedCalls: 2}, From: []string{"rule:acme/*", "global"}}},
 		{name: "? glob", pol: pol, model: "local-7",
 			want: Settings{Strict: true, Retries: 1, HoldText: true, CodeGuard: true, MaxCallBytes: 1000,
-				From: []string{"rule:local-?", "default"}}},
+				From: []string{"rule:local-?", "global"}}},
 		{name: "global default", pol: pol, model: "gpt-4o",
-			want: Settings{Strict: true, Retries: 1, HoldText: true, CodeGuard: true, CleanHistory: true, From: []string{"default"}}},
-		{name: "headers beat everything", pol: pol, model: "deepseek-reasoner",
-			h: hdr(HeaderMode, "lenient", HeaderRetries, "0", HeaderDialects, "glm, hermes", HeaderHoldText, "false", HeaderCleanHistory, "no"),
-			want: Settings{Dialects: []string{"glm", "hermes"}, Retries: 0, CodeGuard: true,
-				From: []string{"header", "reasoner", "builtin:deepseek", "default"}}},
-		{name: "header dialects all", pol: pol, model: "deepseek-chat", h: hdr(HeaderDialects, "all"),
-			want: Settings{Retries: 2, HoldText: true, CodeGuard: true, CleanHistory: true,
-				From: []string{"header", "rule:deepseek-*", "builtin:deepseek", "default"}}},
+			want: Settings{Strict: true, Retries: 1, HoldText: true, CodeGuard: true, CleanHistory: true, From: []string{"global"}}},
+		{name: "headers tighten", pol: pol, model: "deepseek-reasoner",
+			h: hdr(HeaderRetries, "1", HeaderDialects, "glm, hermes", HeaderHoldText, "false", HeaderCleanHistory, "no"),
+			want: Settings{Strict: true, Dialects: []string{"glm", "hermes"}, Retries: 1, CodeGuard: true,
+				From: []string{"header", "reasoner", "builtin:deepseek", "global"}}},
+		{name: "headers cannot loosen", pol: pol, model: "deepseek-reasoner",
+			h: hdr(HeaderMode, "lenient", HeaderRetries, "4", HeaderHoldText, "true"),
+			want: Settings{Strict: true, Retries: 3, HoldText: true, CodeGuard: true, CleanHistory: true,
+				From: []string{"header", "reasoner", "builtin:deepseek", "global"}, Refused: []string{HeaderMode, HeaderRetries}}},
+		{name: "header dialects outside the operator's", pol: pol, model: "deepseek-chat", h: hdr(HeaderDialects, "dsml,hermes"),
+			want: Settings{Dialects: []string{"dsml"}, Retries: 2, HoldText: true, CodeGuard: true, CleanHistory: true,
+				From: []string{"rule:deepseek-*", "builtin:deepseek", "global"}, Refused: []string{HeaderDialects}}},
+		{name: "header dialects all over a narrowed set", pol: pol, model: "deepseek-chat", h: hdr(HeaderDialects, "all"),
+			want: Settings{Dialects: []string{"dsml"}, Retries: 2, HoldText: true, CodeGuard: true, CleanHistory: true,
+				From: []string{"rule:deepseek-*", "builtin:deepseek", "global"}, Refused: []string{HeaderDialects}}},
+		{name: "hold-text off from a client, and a subset of all dialects", pol: &Policy{Default: Rule{HoldText: &yes}}, model: "x",
+			h:    hdr(HeaderHoldText, "off", HeaderDialects, "dsml"),
+			want: Settings{Dialects: []string{"dsml"}, CodeGuard: true, CleanHistory: true, From: []string{"header", "global"}}},
+		{name: "client overrides: headers beat everything", pol: &overridable, model: "deepseek-reasoner",
+			h: hdr(HeaderMode, "lenient", HeaderRetries, "9", HeaderDialects, "glm, hermes", HeaderHoldText, "false", HeaderCleanHistory, "no"),
+			want: Settings{Dialects: []string{"glm", "hermes"}, Retries: 9, CodeGuard: true,
+				From: []string{"header", "reasoner", "builtin:deepseek", "global"}}},
 		{name: "bad mode header", pol: pol, h: hdr(HeaderMode, "paranoid"), wantErr: "X-Toolsieve-Mode"},
 		{name: "bad retries header", pol: pol, h: hdr(HeaderRetries, "11"), wantErr: "X-Toolsieve-Retries"},
 		{name: "negative retries header", pol: pol, h: hdr(HeaderRetries, "-1"), wantErr: "X-Toolsieve-Retries"},
@@ -114,6 +131,8 @@ func TestParsePolicyErrors(t *testing.T) {
 		{`{"default":{"allow_repairs":["all"]}}`, `unknown repair "all"`},
 		{`{"backoff_ms":-1}`, "backoff_ms"},
 		{`{"default":{"runaway":{"nested_blocks":-2}}}`, "runaway"},
+		{`{"rules":[{"model":"a","idle_timeout_ms":-1}]}`, "timeouts must not be negative"},
+		{`{"client_overrides":"yes"}`, "client_overrides"},
 	} {
 		_, err := ParsePolicy([]byte(tc.in))
 		require.ErrorContains(t, err, tc.want, tc.in)
@@ -132,6 +151,9 @@ func TestExamplePolicy(t *testing.T) {
 	require.True(t, s.Strict)
 	require.Equal(t, 3, s.Retries)
 	require.True(t, s.HoldText)
+	require.Equal(t, 10*time.Minute, s.IdleTimeout)
+	require.Equal(t, DefaultHeaderTimeout, s.upstreamTimeouts(true).header)
+	require.Equal(t, DefaultResponseTimeout, s.upstreamTimeouts(false).header)
 	s, err = pol.Resolve("deepseek-chat", nil)
 	require.NoError(t, err)
 	require.False(t, s.Strict, "DeepSeek stays lenient")
@@ -200,7 +222,7 @@ func TestProxyBadPolicyHeader(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	require.JSONEq(t, `{"error":{"type":"invalid_request_error","message":"toolsieve: X-Toolsieve-Mode: \"paranoid\" (want strict or lenient)"}}`, string(b))
+	require.JSONEq(t, `{"error":{"type":"invalid_request_error","message":"toolsieve: X-Toolsieve-Mode: \"paranoid\" (want strict or lenient)","param":null,"code":"bad_header"}}`, string(b))
 	require.Zero(t, env.up.requests())
-	require.Contains(t, env.logs.String(), `error="bad X-Toolsieve-* header"`)
+	require.Contains(t, env.logs.String(), `failure=bad_header`)
 }

@@ -5,13 +5,17 @@ package sievehttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolsieve/toolsieve"
@@ -22,25 +26,38 @@ import (
 // unchanged (Upstream https://api.deepseek.com, request /v1/chat/completions:
 // https://api.deepseek.com/v1/chat/completions). Chat responses, streamed or
 // not, come back rewritten as Transport does; everything else, including
-// errors from the upstream, passes through unchanged.
+// errors from the upstream, passes through unchanged. GET /healthz is
+// answered by the proxy itself (200, {"status":"ok"}), as is GET /metrics
+// when Metrics is set.
 //
 // A client that goes away cancels the upstream request; a runaway closes the
 // upstream body and ends the client's stream cleanly. Policy decides per
 // request (and per model) the dialects, strict or lenient handling of
-// repaired calls, retries of bad answers and the cleaning of leaked markup
-// in the request's history (see Policy and docs/policy.md); X-Toolsieve-*
-// request headers override it and are not forwarded. Chat responses carry
-// X-Toolsieve-Retries, X-Toolsieve-Repairs, X-Toolsieve-Refused and
-// X-Toolsieve-Runaway headers (trailers for streams whose headers went out
-// before the answer ended). Logs never contain request headers, query
-// strings or bodies, so API keys stay out of them.
+// repaired calls, retries of bad answers, the cleaning of leaked markup in
+// the request's history and the upstream timeouts (see Policy and
+// docs/policy.md); X-Toolsieve-* request headers may tighten it and are not
+// forwarded. Chat responses carry X-Toolsieve-Retries, X-Toolsieve-Repairs,
+// X-Toolsieve-Refused and X-Toolsieve-Runaway headers (trailers for streams
+// whose headers went out before the answer ended).
+//
+// What the proxy itself refuses or cannot complete comes back in the API's
+// own error shape (OpenAI's, or Anthropic's on …/messages paths): a body
+// over MaxRequestBytes (413), the memory budget spent (503 with
+// Retry-After), an upstream that cannot be reached (502) or sends no
+// headers in time (504); a stream already under way that times out, breaks
+// off or carries an event over the size limit ends with an error event.
+// Logs never contain request headers, query strings or bodies, so API keys
+// stay out of them. User information in Upstream is sent as Basic
+// authentication on requests that carry no Authorization header (as
+// net/http does for such URLs).
 type Proxy struct {
 	// Upstream is the base URL requests are forwarded to.
 	Upstream *url.URL
 	// Options configure the parsers; the tools declared in each request
 	// are used unless Options.Tools is set.
 	Options toolsieve.Options
-	// Transport makes the upstream requests; nil means http.DefaultTransport.
+	// Transport makes the upstream requests; nil means a transport from
+	// NewUpstreamTransport, made once.
 	Transport http.RoundTripper
 	// Logger receives one record per request and the proxy's errors; nil
 	// means slog.Default().
@@ -51,7 +68,27 @@ type Proxy struct {
 	// Metrics, when set, counts what the proxy does and is served on
 	// GET /metrics (which is then not forwarded).
 	Metrics *Metrics
+	// MemoryBudget bounds the bytes held across all requests in flight:
+	// request bodies, answers held while a retry is possible, whole
+	// answers read for rewriting. 0 means DefaultMemoryBudget; negative,
+	// no bound. Past it a held stream goes out as it comes, and a request
+	// body or whole answer that does not fit gets 503 with Retry-After.
+	MemoryBudget int64
+	// MaxRequestBytes is the largest request body taken (0:
+	// DefaultMaxRequestBytes); a larger one gets 413.
+	MaxRequestBytes int64
+	// ClientWriteTimeout drops a client that takes none of its answer's
+	// bytes for this long (the upstream request is cancelled); 0 means
+	// DefaultClientWriteTimeout, negative never.
+	ClientWriteTimeout time.Duration
+
+	once sync.Once
+	rt   http.RoundTripper
+	mem  *budget
 }
+
+// DefaultClientWriteTimeout is Proxy.ClientWriteTimeout's default.
+const DefaultClientWriteTimeout = 60 * time.Second
 
 // LogValue makes a logged proxy its upstream, without user info or query
 // (which may hold keys).
@@ -69,62 +106,90 @@ func (p *Proxy) logger() *slog.Logger {
 	return slog.Default()
 }
 
+// init makes the transport and the budget, once.
+func (p *Proxy) init() {
+	p.rt = p.Transport
+	if p.rt == nil {
+		p.rt = NewUpstreamTransport()
+	}
+	p.mem = newBudget(p.MemoryBudget)
+	p.Metrics.setBudget(p.mem)
+}
+
 // exchangeLog collects what one request did, for its log record.
 type exchangeLog struct {
-	api    chat.API
-	chat   bool
-	status int
-	ex     *chatExchange
-	err    error
+	api     chat.API
+	chat    bool
+	status  int
+	ex      *chatExchange
+	up      *watchedBody   // the upstream body of a request passed through
+	refused *ExchangeError // a request the proxy did not forward
+	err     error
 }
 
 // ServeHTTP implements http.Handler.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p.Metrics != nil && r.URL.Path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		p.Metrics.ServeHTTP(w, r)
-		return
+	p.once.Do(p.init)
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		switch {
+		case r.URL.Path == "/healthz":
+			w.Header().Set("Content-Type", "application/json")
+			if r.Method == http.MethodGet {
+				io.WriteString(w, `{"status":"ok"}`)
+			}
+			return
+		case p.Metrics != nil && r.URL.Path == "/metrics":
+			p.Metrics.ServeHTTP(w, r)
+			return
+		}
 	}
 	start := time.Now()
 	lg := &exchangeLog{}
 	lg.api, lg.chat = chatRequest(r)
+	sw := newStatusWriter(w, p.ClientWriteTimeout)
+	p.Metrics.started()
+	defer p.logExchange(r, lg, sw, start)
+	base := p.rt
+	var transport http.RoundTripper
 	if lg.chat {
-		p.Metrics.request(lg.api.String())
-	} else {
-		p.Metrics.request("other")
-	}
-	base := p.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	transport := base
-	if lg.chat {
-		ex, out, err := newChatExchange(r, lg.api, p.Options, p.Policy, p.Metrics)
+		ex, out, err := newChatExchange(r, lg.api, p.Options, p.Policy, p.Metrics,
+			exchangeLimits{maxBody: p.MaxRequestBytes, refuseBody: true, mem: p.mem})
 		if err != nil {
-			msg, what := "toolsieve: reading the request: "+err.Error(), "unreadable body"
-			var bh *badHeaderError
-			if errors.As(err, &bh) {
-				msg, what = err.Error(), "bad X-Toolsieve-* header"
-			}
-			p.logger().LogAttrs(r.Context(), slog.LevelWarn, "request", slog.String("method", r.Method),
-				slog.String("path", r.URL.Path), slog.Int("status", http.StatusBadRequest), slog.String("error", what))
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			b, _ := json.Marshal(map[string]any{"error": map[string]string{"type": "invalid_request_error", "message": msg}})
-			w.Write(b)
+			p.refuse(sw, lg, err)
 			return
 		}
+		defer ex.release()
 		r, lg.ex = out, ex
+		if len(ex.set.Refused) > 0 {
+			p.Metrics.headersRefused(ex.set.Refused)
+			p.logger().LogAttrs(r.Context(), slog.LevelDebug, "request headers would loosen the policy; ignored",
+				slog.String("path", r.URL.Path), slog.String("headers", strings.Join(ex.set.Refused, ",")))
+		}
 		transport = transportFunc(func(req *http.Request) (*http.Response, error) {
-			return ex.roundTrip(req, base.RoundTrip)
+			resp, err := ex.roundTrip(req, base.RoundTrip)
+			if err == nil && isEventStream(resp.Header.Get("Content-Type")) {
+				resp.Body = &streamGuard{body: resp.Body, api: ex.api, ctx: req.Context()}
+			}
+			return resp, err
+		})
+	} else {
+		set, _ := p.Policy.Resolve("", nil)
+		transport = transportFunc(func(req *http.Request) (*http.Response, error) {
+			resp, up, err := sendWatched(req, base.RoundTrip, set.upstreamTimeouts(false))
+			lg.up = up
+			return resp, err
 		})
 	}
-	sw := &statusWriter{ResponseWriter: w}
 	rp := &httputil.ReverseProxy{
 		Transport: transport,
 		ErrorLog:  slog.NewLogLogger(p.logger().Handler(), slog.LevelWarn),
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(p.Upstream)
 			stripHeaders(pr.Out.Header)
+			if u := p.Upstream.User; u != nil && pr.Out.Header.Get("Authorization") == "" {
+				pw, _ := u.Password()
+				pr.Out.SetBasicAuth(u.Username(), pw)
+			}
 			if lg.chat {
 				// The rewriter reads the body: ask for it uncompressed
 				// (Go's transport then negotiates and decompresses).
@@ -140,19 +205,55 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if errors.Is(err, context.Canceled) || r.Context().Err() != nil {
 				return // the client went away
 			}
-			lg.status = http.StatusBadGateway
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadGateway)
-			msg, _ := json.Marshal(map[string]any{"error": map[string]string{
-				"type":    "proxy_error",
-				"message": "toolsieve: upstream request failed: " + safeError(err),
-			}})
-			w.Write(msg)
+			fe := asExchangeError(err, failUnreachable)
+			lg.status = failures[fe.f].status
+			writeError(w, errorAPI(r.URL.Path), fe.f, fe.Error())
 		},
 	}
-	defer p.logExchange(r, lg, sw, start)
 	rp.ServeHTTP(sw, r)
+	sw.extend() // the server still writes the end of the response
 }
+
+// refuse answers a chat request that is not forwarded: a bad header, a
+// body that cannot be read, is too large or does not fit the budget.
+func (p *Proxy) refuse(w http.ResponseWriter, lg *exchangeLog, err error) {
+	fe := requestFailure(err)
+	lg.refused, lg.status = fe, failures[fe.f].status
+	if fe.f == failMemoryBudget {
+		p.Metrics.budgetRefused()
+	}
+	writeError(w, lg.api, fe.f, fe.Error())
+}
+
+// streamGuard ends a stream that fails after it started (a timeout, a
+// broken upstream body, an event over the size limit) with an error event
+// in the API's shape, instead of a connection cut off without a word.
+type streamGuard struct {
+	body io.ReadCloser
+	api  chat.API
+	ctx  context.Context
+	tail []byte // the error event, being written
+	end  bool
+}
+
+func (g *streamGuard) Read(p []byte) (int, error) {
+	if len(g.tail) > 0 {
+		n := copy(p, g.tail)
+		g.tail = g.tail[n:]
+		return n, nil
+	}
+	if g.end {
+		return 0, io.EOF
+	}
+	n, err := g.body.Read(p)
+	var fe *ExchangeError
+	if err != nil && err != io.EOF && g.ctx.Err() == nil && errors.As(err, &fe) {
+		g.tail, g.end, err = appendErrorEvent(nil, g.api, fe.f, fe.Error()), true, nil
+	}
+	return n, err
+}
+
+func (g *streamGuard) Close() error { return g.body.Close() }
 
 // finalAttempt is the answer delivered, when it was rewritten.
 func (lg *exchangeLog) finalAttempt() *attempt {
@@ -172,27 +273,45 @@ func isEventStream(ct string) bool {
 }
 
 // logExchange writes the request's log record: method, path (no query),
-// status, what was rewritten, duration. Never headers.
+// status, model, what was rewritten, what failed, duration. Never headers.
+// It also counts the request in the metrics.
 func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, start time.Time) {
 	status := sw.status
 	if status == 0 {
 		status = lg.status
 	}
+	gone := r.Context().Err() != nil
+	if status == 0 && gone {
+		status = statusClientGone
+	}
+	d := time.Since(start)
+	apiLabel := "other"
+	if lg.chat {
+		apiLabel = lg.api.String()
+	}
+	p.Metrics.finished(apiLabel, status, d, sw.firstByte(start))
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
 		slog.Int("status", status),
-		slog.Duration("duration", time.Since(start)),
+		slog.Duration("duration", d),
 		slog.Int64("bytes", sw.bytes),
 	}
 	level := slog.LevelInfo
 	if lg.chat {
 		attrs = append(attrs, slog.String("api", lg.api.String()))
 	}
+	fail := lg.refused
 	if ex := lg.ex; ex != nil {
+		if ex.model != "" {
+			attrs = append(attrs, slog.String("model", ex.model))
+		}
 		attrs = append(attrs, slog.String("mode", ex.set.Mode()))
 		if len(ex.set.From) > 0 {
 			attrs = append(attrs, slog.String("policy", strings.Join(ex.set.From, ",")))
+		}
+		if len(ex.set.Refused) > 0 {
+			attrs = append(attrs, slog.String("headers_refused", strings.Join(ex.set.Refused, ",")))
 		}
 		if h := ex.history; h.Messages > 0 {
 			attrs = append(attrs, slog.Int("history_rewritten", h.Messages), slog.Int("history_calls", h.Calls))
@@ -203,12 +322,18 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 		if len(ex.reasons) > 0 {
 			attrs = append(attrs, slog.Int("retries", len(ex.reasons)), slog.String("retry_reasons", strings.Join(ex.reasons, ",")))
 		}
+		if ex.failure != nil {
+			fail = ex.failure
+		}
 	}
 	if a := lg.finalAttempt(); a != nil {
 		st := a.rw.Stats()
 		attrs = append(attrs, slog.Bool("stream", a.stream), slog.Int("calls", st.Calls))
+		if len(lg.ex.dialects) > 0 {
+			attrs = append(attrs, slog.String("dialects", strings.Join(slices.Sorted(maps.Keys(lg.ex.dialects)), ",")))
+		}
 		if st.Repaired > 0 {
-			attrs = append(attrs, slog.Int("repaired", st.Repaired), slog.Any("repairs", lg.ex.repairs))
+			attrs = append(attrs, slog.Int("repaired", st.Repaired), slog.String("repairs", lg.ex.repairsValue()))
 		}
 		if st.Native > 0 {
 			attrs = append(attrs, slog.Int("native_converted", st.Native))
@@ -228,17 +353,36 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 			attrs = append(attrs, slog.String("bad_answer", reason))
 		}
 	}
-	if r.Context().Err() != nil {
+	if fail == nil && lg.up != nil && lg.up.err != nil && !gone {
+		// A body passed through broke off.
+		fail = asExchangeError(lg.up.err, failReset)
+		p.Metrics.failure(fail.f)
+	}
+	if fail == nil && lg.err != nil && lg.ex == nil && !gone {
+		fail = asExchangeError(lg.err, failUnreachable)
+		p.Metrics.failure(fail.f)
+	}
+	if gone {
 		attrs = append(attrs, slog.Bool("client_gone", true))
 	}
-	if lg.err != nil {
-		attrs = append(attrs, slog.String("error", safeError(lg.err)))
-		if r.Context().Err() == nil {
+	if sw.werr != nil {
+		attrs = append(attrs, slog.String("client_error", sw.clientError()))
+	}
+	if fail != nil {
+		attrs = append(attrs, slog.String("failure", fail.Reason()), slog.String("error", fail.Error()))
+		level = max(level, slog.LevelWarn)
+		if fail.f == failUnreachable || fail.f == failInternal {
 			level = slog.LevelError
 		}
+	} else if lg.err != nil {
+		attrs = append(attrs, slog.String("error", safeError(lg.err)))
 	}
 	p.logger().LogAttrs(r.Context(), level, "request", attrs...)
 }
+
+// statusClientGone is the status logged and counted for a request whose
+// client went away before any status was written (nginx's 499).
+const statusClientGone = 499
 
 // safeError returns an error's message without the request URL that
 // *url.Error adds (its query may hold an API key).
@@ -260,33 +404,80 @@ func redactURL(u *url.URL) string {
 	return c.String()
 }
 
-// statusWriter records the status and size of a response. It unwraps for
-// http.ResponseController, so flushing reaches the real writer.
+// statusWriter records the status, size and time to first byte of a
+// response, and drops a client that takes no byte for the write timeout.
+// It unwraps for http.ResponseController, so flushing reaches the real
+// writer.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	rc      *http.ResponseController
+	timeout time.Duration
+	status  int
+	bytes   int64
+	first   time.Time
+	werr    error // the first write to the client that failed
+}
+
+func newStatusWriter(w http.ResponseWriter, timeout time.Duration) *statusWriter {
+	if timeout == 0 {
+		timeout = DefaultClientWriteTimeout
+	}
+	return &statusWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
+}
+
+// extend moves the write deadline timeout ahead of now (no deadline when
+// the timeout is negative), before a write.
+func (s *statusWriter) extend() {
+	if s.timeout > 0 {
+		s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	}
+}
+
+// firstByte returns the time from start to the first write, or 0.
+func (s *statusWriter) firstByte(start time.Time) time.Duration {
+	if s.first.IsZero() {
+		return 0
+	}
+	return s.first.Sub(start)
 }
 
 func (s *statusWriter) WriteHeader(code int) {
 	if s.status == 0 && code >= 200 {
 		s.status = code
+		s.first = time.Now()
 	}
+	s.extend()
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusWriter) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
+		s.first = time.Now()
 	}
+	s.extend()
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += int64(n)
+	if err != nil && s.werr == nil {
+		s.werr = err
+	}
 	return n, err
+}
+
+// clientError describes a failed write to the client, for the log.
+func (s *statusWriter) clientError() string {
+	if errors.Is(s.werr, os.ErrDeadlineExceeded) {
+		return "write timeout"
+	}
+	return s.werr.Error()
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // Flush implements http.Flusher for callers that check for it directly.
 func (s *statusWriter) Flush() {
-	http.NewResponseController(s.ResponseWriter).Flush()
+	s.extend()
+	if err := s.rc.Flush(); err != nil && s.werr == nil {
+		s.werr = err
+	}
 }

@@ -21,10 +21,12 @@ import (
 
 	"github.com/toolsieve/toolsieve"
 	"github.com/toolsieve/toolsieve/chat"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 )
 
 // maxHeldAnswer caps the bytes of an answer held back while a retry is
-// still possible; past it the answer goes out as it comes.
+// still possible; past it (or past the memory budget) the answer goes out
+// as it comes.
 const maxHeldAnswer = 16 << 20
 
 // Retry reasons: the signals that make an answer bad.
@@ -49,24 +51,38 @@ type chatExchange struct {
 	set       Settings
 	opt       toolsieve.Options
 	body      []byte // sent upstream on every attempt; nil when too large to hold
+	model     string
+	stream    bool // the request asks for a stream
 	maxTokens int64
 	history   chat.HistoryResult
 	metrics   *Metrics
 	notify    func(*toolsieve.Event)
+	mem       *budget // held answers are reserved in it
+	bodyHold  hold    // the request body's share of the budget
 
-	attempts int      // upstream requests made
-	reasons  []string // why each retry was made
-	final    *attempt // the answer delivered, when it was rewritten
-	calls    int      // calls delivered
-	repairs  map[string]int
+	attempts int                 // upstream requests made
+	reasons  []string            // why each retry was made
+	final    *attempt            // the answer delivered, when it was rewritten
+	calls    int                 // calls delivered
+	repairs  map[string]int      // repairs of the calls delivered
+	dialects map[string]struct{} // dialects of the calls delivered
+	failure  *ExchangeError      // what ended the exchange early, if anything
+}
+
+// exchangeLimits are the proxy's bounds on an exchange.
+type exchangeLimits struct {
+	maxBody    int64 // largest request body held (0: maxRequestBytes)
+	refuseBody bool  // a larger body is refused, not forwarded as it comes
+	mem        *budget
 }
 
 // newChatExchange reads req's body and resolves its settings. It returns
 // the request to send (the body replaced, cleaned when the settings say
-// so). Errors are a body that cannot be read or a *badHeaderError.
-func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, pol *Policy, m *Metrics) (*chatExchange, *http.Request, error) {
-	x := &chatExchange{api: api, policy: pol, metrics: m}
-	out, body, err := holdBody(req)
+// so). Errors are a body that cannot be read, a *badHeaderError or an
+// *ExchangeError (body_too_large, memory_budget).
+func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, pol *Policy, m *Metrics, lim exchangeLimits) (*chatExchange, *http.Request, error) {
+	x := &chatExchange{api: api, policy: pol, metrics: m, mem: lim.mem, bodyHold: hold{b: lim.mem}}
+	out, body, err := holdBody(req, bodyLimits{max: lim.maxBody, refuse: lim.refuseBody, hold: &x.bodyHold})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,9 +100,10 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 	cr := chat.ReadRequest(body)
 	set, err := pol.Resolve(cr.Model, req.Header)
 	if err != nil {
+		x.release()
 		return nil, nil, &badHeaderError{err}
 	}
-	x.set, x.maxTokens = set, cr.MaxTokens
+	x.set, x.maxTokens, x.model, x.stream = set, cr.MaxTokens, cr.Model, requestsStream(body)
 	x.opt = set.options(base)
 	if x.opt.Tools == nil {
 		x.opt.Tools = cr.Tools
@@ -106,6 +123,34 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 	return x, out, nil
 }
 
+// requestsStream reads a chat request body's "stream": true.
+func requestsStream(body []byte) bool {
+	ms, _ := jsonspan.Members(body, 0, nil)
+	m, ok := jsonspan.Lookup(body, ms, "stream")
+	return ok && string(body[m.Start:m.End]) == "true"
+}
+
+// release gives the request body's share of the budget back; once the
+// exchange is over.
+func (x *chatExchange) release() { x.bodyHold.free() }
+
+// fail records what ended the exchange early, for the log and the
+// metrics; not when the client went away (that is no failure upstream).
+func (x *chatExchange) fail(ctx context.Context, err error, inBody bool, upstream error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	fe := asExchangeError(err, failUnreachable)
+	if inBody {
+		fe = bodyFailure(err, upstream)
+	}
+	if x.failure == nil {
+		x.failure = fe
+		x.metrics.failure(fe.f)
+	}
+	return fe
+}
+
 // stripHeaders removes the X-Toolsieve-* request headers.
 func stripHeaders(h http.Header) {
 	for k := range h {
@@ -116,8 +161,15 @@ func stripHeaders(h http.Header) {
 }
 
 // roundTrip sends the request through next until an answer is good, the
-// budget is spent, or part of the answer had to reach the client.
-func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+// budget is spent, or part of the answer had to reach the client. An
+// answer that fails (a timeout, a broken body) before anything of it went
+// out is an error (an *ExchangeError); after, its body's Read returns one.
+func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*http.Response, error)) (_ *http.Response, err error) {
+	defer func() {
+		if err != nil {
+			x.release()
+		}
+	}()
 	ctx := req.Context()
 	for n := 0; ; n++ {
 		out := req.Clone(ctx)
@@ -126,9 +178,9 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			setBody(out, x.body)
 		}
 		x.attempts++
-		resp, err := next(out)
-		if err != nil || resp == nil {
-			return resp, err
+		resp, up, err := sendWatched(out, next, x.set.upstreamTimeouts(x.stream))
+		if err != nil {
+			return nil, x.fail(ctx, err, false, nil)
 		}
 		cnt := &countingBody{ReadCloser: resp.Body, st: 1}
 		if resp.Body != nil && resp.Body != http.NoBody {
@@ -137,17 +189,26 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		rw := RewriteResponse(resp, x.api, x.opt)
 		if rw == nil { // an error status or a body that is not rewritten
 			resp.Header.Set(HeaderRetriesOut, strconv.Itoa(n))
+			resp.Body = &releasingBody{ReadCloser: resp.Body, x: x}
 			return resp, nil
 		}
-		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt,
+		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt, up: up, hold: hold{b: x.mem},
 			stream: isEventStream(resp.Header.Get("Content-Type"))}
+		if !a.stream {
+			up.held = &a.hold // a whole answer is held by the rewriter as it is read
+		}
 		rw.Notify = a.event
 		canRetry := n < x.set.Retries && x.body != nil
 		if err := a.gate(ctx, canRetry); err != nil {
 			a.finish(false)
 			return nil, err
 		}
-		if reason := a.badReason(); reason != "" && canRetry && a.done && a.err == nil {
+		if a.err != nil { // it failed before anything of it went out
+			err := x.fail(ctx, a.err, true, up.err)
+			a.finish(false)
+			return nil, err
+		}
+		if reason := a.badReason(); reason != "" && canRetry && a.done {
 			x.reasons = append(x.reasons, reason)
 			x.metrics.retry(reason)
 			a.finish(false)
@@ -156,7 +217,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			}
 			continue
 		}
-		return a.deliver(), nil
+		return a.deliver(ctx), nil
 	}
 }
 
@@ -175,12 +236,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (x *chatExchange) deliverEvent(e *toolsieve.Event) {
 	if e.Type == toolsieve.ToolCall {
 		x.calls++
+		if x.repairs == nil {
+			x.repairs, x.dialects = map[string]int{}, map[string]struct{}{}
+		}
 		for _, r := range e.Repairs {
-			if x.repairs == nil {
-				x.repairs = map[string]int{}
-			}
 			x.repairs[r]++
 		}
+		x.dialects[e.Dialect] = struct{}{}
 		x.metrics.call(e.Dialect, e.Repairs)
 	}
 	if x.notify != nil {
@@ -207,7 +269,10 @@ type attempt struct {
 	resp   *http.Response
 	rw     *chat.Rewriter
 	cnt    *countingBody
+	up     *watchedBody
 	stream bool
+	hold   hold // the budget's share of what this answer holds
+	ctx    context.Context
 
 	buf       []byte            // rewritten output held back
 	done      bool              // the rewriter reached its end
@@ -245,8 +310,16 @@ func (a *attempt) gate(ctx context.Context, canRetry bool) error {
 	for {
 		n, err := a.rw.Read(tmp)
 		if n > 0 {
-			a.buf = append(a.buf, tmp[:n]...)
-			if a.stream && !a.x.set.HoldText && a.rw.Stats().Shown || len(a.buf) > maxHeldAnswer {
+			fits := a.keep(tmp[:n])
+			if !fits && !a.stream {
+				a.done, a.err = true, &ExchangeError{f: failMemoryBudget}
+				return nil
+			}
+			if !fits {
+				// Past the budget: the stream goes out as it comes.
+				a.x.metrics.budgetSpent()
+			}
+			if !fits || a.stream && !a.x.set.HoldText && a.rw.Stats().Shown || len(a.buf) > maxHeldAnswer {
 				a.committed = true
 				return nil
 			}
@@ -263,6 +336,25 @@ func (a *attempt) gate(ctx context.Context, canRetry bool) error {
 			return nil
 		}
 	}
+}
+
+// keep appends p to the held output, reserving the capacity it takes in
+// the budget first; false when the budget cannot give it (p is kept all
+// the same: one read's worth over the budget at most).
+func (a *attempt) keep(p []byte) bool {
+	fits := true
+	if need := len(a.buf) + len(p); need > cap(a.buf) {
+		c := max(need, 2*cap(a.buf))
+		fits = a.hold.grow(int64(c - cap(a.buf)))
+		if !fits {
+			c = need
+		}
+		nb := make([]byte, len(a.buf), c)
+		copy(nb, a.buf)
+		a.buf = nb
+	}
+	a.buf = append(a.buf, p...)
+	return fits
 }
 
 // badReason names the first signal that makes the answer bad, or "".
@@ -282,9 +374,9 @@ func (a *attempt) badReason() string {
 }
 
 // deliver makes the response that the client gets from this answer.
-func (a *attempt) deliver() *http.Response {
+func (a *attempt) deliver(ctx context.Context) *http.Response {
 	x := a.x
-	x.final = a
+	x.final, a.ctx = a, ctx
 	a.live = true
 	for i := range a.pending {
 		x.deliverEvent(&a.pending[i])
@@ -336,6 +428,10 @@ func (a *attempt) finish(delivered bool) {
 		x.metrics.retriesExhausted()
 	}
 	a.rw.Close()
+	a.hold.free()
+	if delivered {
+		x.release()
+	}
 }
 
 // answerBody is the body of a delivered answer: the held output, then the
@@ -363,6 +459,7 @@ func (b *answerBody) Read(p []byte) (int, error) {
 	if err != nil {
 		a.done = true
 		if !errors.Is(err, io.EOF) {
+			err = a.x.fail(a.ctx, err, true, a.up.err)
 			a.err = err
 		}
 		if a.resp.Trailer != nil {
@@ -378,6 +475,17 @@ func (b *answerBody) Read(p []byte) (int, error) {
 func (b *answerBody) Close() error {
 	b.a.finish(true)
 	return nil
+}
+
+// releasingBody is a response body that ends its exchange when closed.
+type releasingBody struct {
+	io.ReadCloser
+	x *chatExchange
+}
+
+func (b *releasingBody) Close() error {
+	b.x.release()
+	return b.ReadCloser.Close()
 }
 
 // countingBody counts the bytes read from an upstream body and the SSE

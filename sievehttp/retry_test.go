@@ -245,8 +245,11 @@ func TestRetryStreamCommitted(t *testing.T) {
 			require.Empty(t, a.resp.Header.Get(HeaderRunaway), "a trailer, not a header")
 			require.NotEmpty(t, a.resp.Trailer.Get(HeaderRunaway))
 
-			env = newPolEnv(t, polRetries(2), bad, polGood)
-			a = env.send(t, api, true, "x", HeaderHoldText, "true")
+			hold := polRetries(2)
+			hold.Default.HoldText = &hold.ClientOverrides
+			hold.ClientOverrides = true
+			env = newPolEnv(t, hold, bad, polGood)
+			a = env.send(t, api, true, "x")
 			require.Equal(t, 2, env.up.requests())
 			require.Equal(t, "1", a.resp.Header.Get(HeaderRetriesOut))
 			require.Len(t, a.got.Calls, 1)
@@ -307,7 +310,7 @@ func TestStrictRefusesClosedAtEOF(t *testing.T) {
 	}
 	// Strict with a retry budget: the refused answer is asked for again
 	// (streamed: its text is held back, or it would have gone out).
-	env := newPolEnv(t, nil, polCut, polGood)
+	env := newPolEnv(t, &Policy{ClientOverrides: true}, polCut, polGood)
 	a := env.send(t, chat.APIOpenAI, true, "x", HeaderMode, "strict", HeaderRetries, "1", HeaderHoldText, "yes")
 	require.Len(t, a.got.Calls, 1)
 	require.Equal(t, "read_file", a.got.Calls[0].Name)

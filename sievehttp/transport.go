@@ -6,19 +6,14 @@ package sievehttp
 // option.WithHTTPClient or option.WithMiddleware).
 
 import (
-	"bytes"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/toolsieve/toolsieve"
 	"github.com/toolsieve/toolsieve/chat"
 )
-
-// maxRequestBytes caps the request body read to find the declared tools;
-// a larger body is forwarded whole but its tools are not read.
-const maxRequestBytes = 64 << 20
 
 // Transport is an http.RoundTripper that forwards requests to Base and
 // rewrites the responses of chat endpoints (POST .../chat/completions and
@@ -44,6 +39,12 @@ type Transport struct {
 	Policy *Policy
 	// Metrics, when set (with Policy), counts what is done.
 	Metrics *Metrics
+	// MemoryBudget bounds the bytes held with a Policy, as
+	// Proxy.MemoryBudget does (0: DefaultMemoryBudget; negative: none).
+	MemoryBudget int64
+
+	once sync.Once
+	mem  *budget
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -53,7 +54,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		base = http.DefaultTransport
 	}
 	if t.Policy != nil {
-		return policyExchange(req, base.RoundTrip, t.Options, t.Policy, t.Metrics, t.Notify)
+		t.once.Do(func() {
+			t.mem = newBudget(t.MemoryBudget)
+			t.Metrics.setBudget(t.mem)
+		})
+		return policyExchange(req, base.RoundTrip, t.Options, t.Policy, t.Metrics, t.mem, t.Notify)
 	}
 	return exchange(req, base.RoundTrip, t.Options, t.Notify)
 }
@@ -64,28 +69,38 @@ func PolicyMiddleware(opt toolsieve.Options, p *Policy) func(*http.Request, func
 	if p == nil {
 		p = &Policy{}
 	}
+	mem := newBudget(0)
 	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-		return policyExchange(req, next, opt, p, nil, nil)
+		return policyExchange(req, next, opt, p, nil, mem, nil)
 	}
 }
 
 // policyExchange sends a chat request through next under policy p.
-func policyExchange(req *http.Request, next func(*http.Request) (*http.Response, error), opt toolsieve.Options, p *Policy, m *Metrics, notify func(*http.Request, *toolsieve.Event)) (*http.Response, error) {
+func policyExchange(req *http.Request, next func(*http.Request) (*http.Response, error), opt toolsieve.Options, p *Policy, m *Metrics, mem *budget, notify func(*http.Request, *toolsieve.Event)) (*http.Response, error) {
 	api, ok := chatRequest(req)
 	if !ok {
 		out := req.Clone(req.Context())
 		stripHeaders(out.Header)
 		return next(out)
 	}
-	m.request(api.String())
-	x, out, err := newChatExchange(req, api, opt, p, m)
+	x, out, err := newChatExchange(req, api, opt, p, m, exchangeLimits{mem: mem})
 	if err != nil {
+		m.roundTripped(api.String(), failures[requestFailure(err).f].status)
 		return nil, err
 	}
 	if notify != nil {
 		x.notify = func(e *toolsieve.Event) { notify(req, e) }
 	}
-	return x.roundTrip(out, next)
+	resp, err := x.roundTrip(out, next)
+	switch {
+	case err == nil:
+		m.roundTripped(api.String(), resp.StatusCode)
+	case req.Context().Err() != nil:
+		m.roundTripped(api.String(), statusClientGone)
+	default:
+		m.roundTripped(api.String(), failures[asExchangeError(err, failUnreachable).f].status)
+	}
+	return resp, err
 }
 
 // Middleware returns a function with the shape of the option.Middleware of
@@ -133,7 +148,7 @@ func chatRequest(req *http.Request) (chat.API, bool) {
 // withTools reads the request body for its declared tools (unless opt
 // already has tools) and returns a request that sends the same body.
 func withTools(req *http.Request, opt toolsieve.Options) (*http.Request, toolsieve.Options, error) {
-	out, body, err := holdBody(req)
+	out, body, err := holdBody(req, bodyLimits{})
 	if err != nil || body == nil {
 		return out, opt, err
 	}
@@ -141,39 +156,6 @@ func withTools(req *http.Request, opt toolsieve.Options) (*http.Request, toolsie
 		opt.Tools = chat.ReadRequest(body).Tools
 	}
 	return out, opt, nil
-}
-
-// holdBody reads req's body and returns a request that sends the same
-// bytes, with the body (nil when there is none, or when it is larger than
-// maxRequestBytes: then the request forwards it as it comes, once).
-func holdBody(req *http.Request) (out *http.Request, body []byte, err error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return req, nil, nil
-	}
-	body, err = io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
-	if err != nil {
-		req.Body.Close()
-		return nil, nil, err
-	}
-	out = req.Clone(req.Context())
-	if len(body) > maxRequestBytes {
-		out.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
-		out.GetBody = nil
-		return out, nil, nil
-	}
-	req.Body.Close()
-	setBody(out, body)
-	return out, body, nil
-}
-
-// setBody makes req send body.
-func setBody(req *http.Request, body []byte) {
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	req.ContentLength = int64(len(body))
 }
 
 // RewriteResponse makes resp's body a Rewriter when resp is a successful,

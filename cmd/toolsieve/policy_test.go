@@ -93,8 +93,9 @@ func TestProxyCommandPolicy(t *testing.T) {
 	assert.Contains(t, string(m), `toolsieve_retries_total{reason="runaway"} 1`)
 	assert.Contains(t, string(m), `toolsieve_recovered_calls_total{dialect="qwen3_coder"} 1`)
 	assert.Equal(t, exitOK, stop())
+	assert.Contains(t, logs.String(), `level=WARN msg="--retries 1 does not apply to models matching \"*deepseek*\"`)
 	assert.Contains(t, logs.String(), "retries=1 retry_reasons=runaway")
-	assert.Contains(t, logs.String(), "policy=rule:local-*,default")
+	assert.Contains(t, logs.String(), "policy=rule:local-*,global")
 }
 
 func TestProxyCommandExplain(t *testing.T) {
@@ -110,12 +111,43 @@ func TestProxyCommandExplain(t *testing.T) {
 	assert.Equal(t, "strict", got.Mode)
 	assert.Equal(t, 3, got.Retries)
 	assert.True(t, got.HoldText)
-	assert.Equal(t, []string{"deepseek-reasoner", "builtin:deepseek", "default", "defaults"}, got.DecidedBy)
+	assert.Equal(t, []string{"deepseek-reasoner", "builtin:deepseek", "global", "defaults"}, got.DecidedBy)
 
-	code, stdout, _ = runCmd(t, nil, "proxy", "--mode", "strict", "--no-builtin", "--dialects", "dsml,hermes", "--explain", "deepseek-chat")
+	code, stdout, stderr = runCmd(t, nil, "proxy", "--mode", "strict", "--no-builtin", "--dialects", "dsml,hermes", "--explain", "deepseek-chat")
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, `"mode": "strict"`)
 	assert.Contains(t, stdout, `"dsml",`)
+	assert.Empty(t, stderr)
+}
+
+// TestProxyCommandOutranked: a command-line mode or retry budget that a
+// built-in family rule overrides is warned about, with what to do; one
+// "defaults" layer ends decided_by; the timeouts are shown.
+func TestProxyCommandOutranked(t *testing.T) {
+	code, stdout, stderr := runCmd(t, nil, "proxy", "--mode", "strict", "--retries", "0", "--idle-timeout", "90s", "--explain", "deepseek-chat")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, `toolsieve proxy: warning: --mode strict does not apply to models matching "*deepseek*": the built-in rule deepseek sets mode lenient`)
+	assert.Contains(t, stderr, `add a policy rule {"model": "*deepseek*", "mode": "strict"} or use --no-builtin`)
+	assert.Contains(t, stderr, `--retries 0 does not apply to models matching "*deepseek*"`)
+	assert.NotContains(t, stderr, "qwen", "only the rules that match the model")
+	var got struct {
+		Mode            string   `json:"mode"`
+		DecidedBy       []string `json:"decided_by"`
+		HeaderTimeout   string   `json:"header_timeout"`
+		IdleTimeout     string   `json:"idle_timeout"`
+		ResponseTimeout string   `json:"response_timeout"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	assert.Equal(t, "lenient", got.Mode)
+	assert.Equal(t, []string{"builtin:deepseek", "global", "defaults"}, got.DecidedBy)
+	assert.Equal(t, []string{"2m0s", "1m30s", "10m0s"}, []string{got.HeaderTimeout, got.IdleTimeout, got.ResponseTimeout})
+
+	code, _, stderr = runCmd(t, nil, "proxy", "--mode", "lenient", "--explain", "deepseek-chat")
+	require.Equal(t, exitOK, code)
+	assert.Empty(t, stderr, "the built-in rule agrees")
+	code, _, stderr = runCmd(t, nil, "proxy", "--retries", "1", "--explain", "glm-4.6")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stderr, `--retries 1 does not apply to models matching "*glm*": the built-in rule glm sets retries 2`)
 }
 
 func TestProxyCommandPolicyUsage(t *testing.T) {

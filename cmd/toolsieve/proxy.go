@@ -3,14 +3,18 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,7 +24,9 @@ import (
 
 const proxyUsage = `Usage: toolsieve proxy --upstream URL [--listen ADDR] [--tools FILE] [--policy FILE]
                        [--mode strict|lenient] [--retries N] [--hold-text] [--dialects LIST]
-                       [--no-builtin] [--backoff D] [--metrics] [--log-format text|json] [--log-level LEVEL]
+                       [--no-builtin] [--backoff D] [--header-timeout D] [--idle-timeout D]
+                       [--response-timeout D] [--client-timeout D] [--memory-budget SIZE]
+                       [--max-request-body SIZE] [--metrics] [--log-format text|json] [--log-level LEVEL]
        toolsieve proxy [--policy FILE] [policy flags] --explain MODEL
 
 Serves an OpenAI-compatible (and Anthropic-compatible) endpoint on ADDR and
@@ -30,14 +36,17 @@ http://127.0.0.1:8080/v1. Chat responses (POST .../chat/completions and
 .../messages, streamed or not) come back with the tool calls the model wrote
 as markup turned into native tool calls, the markup taken out of the
 content, and finish_reason tool_calls (stop_reason tool_use). Everything
-else passes through unchanged. Credentials are forwarded, never logged.
+else passes through unchanged, but GET /healthz, which the proxy answers.
+Credentials are forwarded, never logged; user:password@ in URL is sent as
+Basic authentication on requests without an Authorization header.
 
-A policy decides per request (see docs/policy.md): request headers
-X-Toolsieve-Mode, -Retries, -Dialects, -Hold-Text and -Clean-History first
-(never forwarded), then the first rule of --policy whose glob matches the
-request's model, then the built-in rule of the model's family (DeepSeek,
-Qwen, GLM, Kimi, MiniMax, gpt-oss, Mistral, Llama), then the global default
-(the policy file's "default", overridden by the flags below). Strict mode
+A policy decides per request (see docs/policy.md): the first rule of
+--policy whose glob matches the request's model, then the built-in rule of
+the model's family (DeepSeek, Qwen, GLM), then the global default (the
+policy file's "default", overridden by the flags below). Request headers
+X-Toolsieve-Mode, -Retries, -Dialects, -Hold-Text and -Clean-History (never
+forwarded) may only tighten that (strict, fewer retries, fewer dialects, no
+hold), unless the policy file says "client_overrides": true. Strict mode
 keeps calls with structural repairs (anything but marker_variant) as text
 and says so in X-Toolsieve-Refused. A bad answer (a runaway, unrecovered or
 refused call markup, an empty call block) is asked for again, with backoff,
@@ -45,23 +54,44 @@ while nothing of it has reached the client. Assistant messages of the
 request that still hold tool markup are rewritten with native calls.
 
 Flags:
-  --upstream URL      the API to forward to (required)
-  --listen ADDR       address to serve on (default 127.0.0.1:8080)
-  --tools FILE        declared tools to use for every request, instead of the
-                      tools each request declares
-  --policy FILE       a JSON policy file (see docs/policy.md)
-  --mode MODE         global default: strict or lenient (default lenient)
-  --retries N         global default retry budget, 0 to 10 (default 0)
-  --hold-text         global default: hold a stream's text back while a
-                      retry is possible (costs latency)
-  --dialects LIST     global default dialects, comma-separated (default all)
-  --no-builtin        no built-in rules for known model families
-  --backoff D         wait before the first retry, doubled after each
-                      (default 500ms, at most 8s)
-  --metrics           serve Prometheus metrics on GET /metrics
-  --explain MODEL     print the settings a request for MODEL gets, and exit
-  --log-format FMT    text or json (default text), on standard error
-  --log-level LEVEL   debug, info, warn or error (default info)
+  --upstream URL        the API to forward to (required)
+  --listen ADDR         address to serve on (default 127.0.0.1:8080)
+  --tools FILE          declared tools to use for every request, instead of the
+                        tools each request declares
+  --policy FILE         a JSON policy file (see docs/policy.md)
+  --mode MODE           global default: strict or lenient (default lenient)
+  --retries N           global default retry budget, 0 to 10 (default 0)
+  --hold-text           global default: hold a stream's text back while a
+                        retry is possible (costs latency)
+  --dialects LIST       global default dialects, comma-separated (default all)
+  --no-builtin          no built-in rules for known model families
+  --backoff D           wait before the first retry, doubled after each
+                        (default 500ms, at most 8s)
+  --header-timeout D    wait for a streamed answer's response headers
+                        (default 2m0s)
+  --idle-timeout D      longest silence of the upstream in the middle of an
+                        answer (default 5m0s)
+  --response-timeout D  wait for the response headers of a non-streamed
+                        answer, written whole first (default 10m0s)
+  --client-timeout D    a client connection silent this long is closed: while
+                        it sends its request, between requests, or while it
+                        takes none of its answer (default 1m0s)
+  --memory-budget SIZE  bytes held across requests: request bodies, answers
+                        held for retries, whole answers being rewritten
+                        (default 256MiB); past it held streams go out
+                        unheld and other requests get 503
+  --max-request-body SIZE
+                        largest request body; larger ones get 413
+                        (default 32MiB)
+  --metrics             serve Prometheus metrics on GET /metrics
+  --explain MODEL       print the settings a request for MODEL gets, and exit
+  --log-format FMT      text or json (default text), on standard error
+  --log-level LEVEL     debug, info, warn or error (default info)
+
+Timeouts are Go durations (90s, 2m); sizes are bytes with an optional unit
+(KB, MB, GB or KiB, MiB, GiB). Upstream timeouts cancel the upstream request
+and end the client's answer with an error in the API's shape: 504 before
+it started, an error event in a stream under way.
 
 Stops on SIGINT or SIGTERM, letting requests in flight finish for up to 10s.
 Exit status: 0 after a clean stop, 1 when the address cannot be served,
@@ -86,6 +116,9 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logFormat := fs.String("log-format", "text", "")
 	logLevel := fs.String("log-level", "info", "")
 	metrics := fs.Bool("metrics", false, "")
+	clientTimeout := fs.Duration("client-timeout", defaultClientTimeout, "")
+	memBudget := sizeFlag(fs, "memory-budget", sievehttp.DefaultMemoryBudget)
+	maxBody := sizeFlag(fs, "max-request-body", sievehttp.DefaultMaxRequestBytes)
 	pf := addPolicyFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -98,8 +131,9 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, name, proxyUsage, err.Error())
 	}
+	over := pf.outrankedFlags(fs, policy)
 	if *pf.explain != "" {
-		if err := explainPolicy(stdout, policy, *pf.explain); err != nil {
+		if err := explainPolicy(stdout, stderr, policy, *pf.explain, over); err != nil {
 			fmt.Fprintf(stderr, "toolsieve proxy: %v\n", err)
 			return exitIO
 		}
@@ -111,6 +145,9 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	up, err := url.Parse(*upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return usageError(stderr, name, proxyUsage, "bad --upstream value (want an http or https URL)")
+	}
+	if *clientTimeout <= 0 {
+		return usageError(stderr, name, proxyUsage, fmt.Sprintf("bad --client-timeout value %s (want more than 0)", *clientTimeout))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -138,12 +175,22 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	p := sievehttp.NewProxy(up, opt)
 	p.Logger = logger
 	p.Policy = policy
+	p.MemoryBudget, p.MaxRequestBytes = int64(*memBudget), int64(*maxBody)
+	p.ClientWriteTimeout = *clientTimeout
 	if *metrics {
 		p.Metrics = sievehttp.NewMetrics()
+		p.Metrics.Version = versionString()
 	}
 	srv := &http.Server{
-		Handler:           p,
-		ReadHeaderTimeout: 30 * time.Second,
+		Handler: p,
+		// A request must come in whole within the client timeout (headers
+		// within 10s of it); the deadline is lifted once the body is read,
+		// so long streamed answers are not cut. Writes are bounded per
+		// write by the proxy (ClientWriteTimeout), not here: WriteTimeout
+		// would cut every answer longer than it.
+		ReadHeaderTimeout: min(10*time.Second, *clientTimeout),
+		ReadTimeout:       *clientTimeout,
+		IdleTimeout:       *clientTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	ln, err := net.Listen("tcp", *listen)
@@ -154,7 +201,11 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := proxySignals()
 	defer stop()
 	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", p,
-		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "metrics", *metrics)
+		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "client_overrides", policy.ClientOverrides,
+		"metrics", *metrics, "memory_budget", int64(*memBudget), "upstream_basic_auth", up.User != nil)
+	for _, o := range over {
+		logger.Warn(o.String())
+	}
 	proxyListening(ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -175,4 +226,32 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitIO
 	}
 	return exitOK
+}
+
+// defaultClientTimeout is --client-timeout's default.
+const defaultClientTimeout = sievehttp.DefaultClientWriteTimeout
+
+// byteSize is a flag value of bytes: a number with an optional unit (KB,
+// MB, GB, KiB, MiB, GiB); more than 0.
+type byteSize int64
+
+func sizeFlag(fs *flag.FlagSet, name string, def int64) *byteSize {
+	v := byteSize(def)
+	fs.Var(&v, name, "")
+	return &v
+}
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(s string) error {
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.TrimSpace(s[len(num):])
+	mult, ok := map[string]int64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9,
+		"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit]
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return fmt.Errorf("bad size %q (want bytes, or a number with KB, MB, GB, KiB, MiB or GiB)", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -154,4 +156,73 @@ func TestProxyCommandUsage(t *testing.T) {
 	}
 	code, _, _ := runCmd(t, nil, "proxy", "--upstream", "http://x", "--listen", "256.0.0.1:99999")
 	assert.Equal(t, exitIO, code)
+}
+
+// TestProxyCommandClientTimeout: the listener closes connections that are
+// idle between requests, or that send their request too slowly, after
+// --client-timeout; nothing of a slow request goes upstream.
+func TestProxyCommandClientTimeout(t *testing.T) {
+	var requests atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer up.Close()
+	addr, stop := startProxyCmd(t, io.Discard, "--upstream", up.URL, "--client-timeout", "300ms")
+	const n = 50
+	start := time.Now()
+	var wg sync.WaitGroup
+	closed := make(chan time.Duration, 2*n)
+	for i := range 2 * n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close()
+			if i%2 == 0 { // a kept-alive connection, idle after one request
+				fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+			} else { // a body that never comes whole
+				fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"model\":")
+			}
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			io.Copy(io.Discard, c) // until the proxy closes the connection
+			closed <- time.Since(start)
+		}()
+	}
+	wg.Wait()
+	close(closed)
+	var last time.Duration
+	for d := range closed {
+		last = max(last, d)
+	}
+	assert.Less(t, last, 3*time.Second, "connections still open")
+	assert.Zero(t, requests.Load())
+	assert.Equal(t, exitOK, stop())
+}
+
+func TestProxyCommandLimitsUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--memory-budget", "0"}, `bad size "0"`},
+		{[]string{"--memory-budget", "12XB"}, `bad size "12XB"`},
+		{[]string{"--max-request-body", "-1"}, `bad size "-1"`},
+		{[]string{"--client-timeout", "0s"}, "bad --client-timeout value 0s"},
+		{[]string{"--header-timeout", "0s"}, "bad --header-timeout value 0s"},
+		{[]string{"--idle-timeout", "-1s"}, "bad --idle-timeout value -1s"},
+	} {
+		code, _, stderr := runCmd(t, nil, append([]string{"proxy", "--upstream", "http://x"}, tc.args...)...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Contains(t, stderr, tc.want, tc.args)
+	}
+	var b byteSize
+	for in, want := range map[string]int64{"512": 512, "64KiB": 64 << 10, "256MiB": 256 << 20, "1GiB": 1 << 30, "2MB": 2e6, "3 KB": 3000} {
+		require.NoError(t, b.Set(in), in)
+		assert.EqualValues(t, want, b, in)
+	}
 }

@@ -86,7 +86,7 @@ func TestRewritePolicy(t *testing.T) {
 		summary string
 	}{
 		{name: "strict refuses", policy: strict, model: "m",
-			note:  "replaying under the policy for model m: mode strict, dialects all (decided by default)",
+			note:  "replaying under the policy for model m: mode strict, dialects all (decided by global)",
 			calls: 0, summary: "0 calls made native, 0 repairs, 0 runaways, 1 error, 1 refused by strict mode"},
 		{name: "rule for another model", policy: byModel, model: "m",
 			note:  "replaying under the policy for model m: mode lenient, dialects all",
