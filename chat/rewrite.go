@@ -73,6 +73,7 @@ type streamRewriter struct {
 	dec     sse.Decoder
 	st      apiStream // the API's stream rewriter, once the API is known
 	stopped bool      // a runaway cut the stream: ignore further input
+	broken  bool      // the body broke off (not EOF): a call it cut is not run
 	fault   error     // set with stopped when an event over the decoder's limit was lost
 	closed  bool
 	stats   RewriteStats
@@ -387,6 +388,17 @@ func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, kind *runKind, buf 
 			*buf = append(*buf, e.Text...)
 			w.show(e.Text)
 		case toolsieve.ToolCall:
+			if w.broken && e.HasRepair("closed_at_eof") {
+				// Cut by the upstream's failure: its markup goes on as text.
+				if *kind == runReasoning {
+					s.reasoning(*buf)
+					*buf = (*buf)[:0]
+				}
+				*kind = runText
+				*buf = append(*buf, e.Raw...)
+				w.reportError("tool call "+strconv.Quote(e.Name)+" cut off by the upstream's failure; kept as text", e.Offset)
+				continue
+			}
 			w.flushRun(s, kind, buf)
 			w.report(e)
 			s.call(e)
@@ -632,6 +644,10 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 			}
 		}
 		if err != nil {
+			// A body that broke off (a reset, a timeout) ended inside
+			// whatever was being written: a call still open then was cut
+			// by the failure, not by the model, and is never run.
+			w.broken = err != io.EOF
 			w.Close()
 			r.eof = true
 			if err != io.EOF {

@@ -460,3 +460,42 @@ func TestRewriteDocRunaway(t *testing.T) {
 		require.Equal(t, "Checking.\n", got.Text, api.String())
 	}
 }
+
+// brokenBody returns b, then err.
+type brokenBody struct {
+	b   []byte
+	err error
+}
+
+func (r *brokenBody) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+func (r *brokenBody) Close() error { return nil }
+
+// TestRewriteBrokenBody: a body that breaks off inside a call does not
+// hand the call on (its markup stays text), a complete call before it
+// does, and the read error comes last; a body that simply ends inside a
+// call closes it (closed_at_eof) as before.
+func TestRewriteBrokenBody(t *testing.T) {
+	content := "Done.\n<tool_call>\n<function=a>\n</function>\n</tool_call>\nNow <tool_call>\n<function=write>\n<parameter=path>\nx"
+	stream := chattest.OpenAIStream([]string{content})
+	cut := stream[:bytes.Index(stream, []byte(`{},"logprobs"`))-60] // before the final chunk
+	cut = cut[:bytes.LastIndex(cut, []byte("\n\n"))+2]
+	r := chat.NewRewriter(&brokenBody{b: cut, err: io.ErrUnexpectedEOF}, chat.APIOpenAI, toolsieve.Options{})
+	out, err := io.ReadAll(r)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	require.Contains(t, string(out), `"name":"a"`)
+	require.NotContains(t, string(out), `"name":"write"`)
+	require.Equal(t, 1, r.Stats().Calls)
+
+	r = chat.NewRewriter(io.NopCloser(bytes.NewReader(cut)), chat.APIOpenAI, toolsieve.Options{})
+	out, err = io.ReadAll(r)
+	require.NoError(t, err)
+	require.Contains(t, string(out), `"name":"write"`)
+}
