@@ -47,10 +47,15 @@ func (m *Machine) textLooseHeader(b []byte) int {
 	if j < 0 {
 		j = len(b)
 	}
-	if len(m.buf)+j-m.call.start > maxLooseHeader {
-		m.add(b[:j])
-		m.toText() // too long for a header: not a call
-		return j
+	if have := len(m.buf) - m.call.start; have+j > maxLooseHeader {
+		// Too long for a header: not a call. Only the byte that made it
+		// too long is taken, so that the call cap is met (or not) at the
+		// same byte whatever the chunking.
+		k := maxLooseHeader + 1 - have
+		if m.add(b[:k]) {
+			m.toText()
+		}
+		return k
 	}
 	if !m.add(b[:j]) || j == len(b) {
 		return j
