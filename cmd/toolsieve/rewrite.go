@@ -9,7 +9,7 @@ import (
 	"github.com/toolsieve/toolsieve/chat"
 )
 
-const rewriteUsage = `Usage: toolsieve rewrite [--api openai|anthropic|auto] [--tools FILE] [FILE]
+const rewriteUsage = `Usage: toolsieve rewrite [--api openai|anthropic|responses|auto] [--tools FILE] [FILE]
 
 Reads a chat response (an SSE stream, or a whole JSON response) from FILE or
 standard input and writes it back with the tool calls the model wrote as
@@ -19,7 +19,8 @@ that need no change are copied byte for byte. Output is written as it is
 produced, so a live stream can be piped through.
 
 Flags:
-  --api API     openai, anthropic or auto (default auto: from the first event)
+  --api API     openai, anthropic, responses or auto (default auto: from the
+                first event)
   --tools FILE  JSON file with declared tools (an OpenAI or Anthropic "tools"
                 array, or a whole request body holding one)
 
@@ -39,7 +40,7 @@ func runRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	api, ok := chat.ParseAPI(*apiName)
 	if !ok {
-		return usageError(stderr, name, rewriteUsage, fmt.Sprintf("bad --api value %q (want openai, anthropic or auto)", *apiName))
+		return usageError(stderr, name, rewriteUsage, fmt.Sprintf("bad --api value %q (want openai, anthropic, responses or auto)", *apiName))
 	}
 	if len(pos) > 1 {
 		return usageError(stderr, name, rewriteUsage, fmt.Sprintf("too many arguments: %q (want at most one FILE)", pos))
