@@ -646,6 +646,8 @@ func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 
 func (anthropic) content(c *ContentReader, data []byte, ms []jsonspan.Member) { c.anthropic(data, ms) }
 
+func (anthropic) historyKey() string { return "messages" }
+
 func (anthropic) cleanMessage(h *historyCleaner, k int) { h.anthropic(k) }
 
 func (w *streamRewriter) rewriteAnthropicDoc(dst, doc []byte) ([]byte, bool) {

@@ -3,7 +3,7 @@ package chat
 // Provider APIs: which API a request or a response speaks, and the API
 // switch. Everything the package knows of one API (its streams, whole
 // responses, content reading and history) is in that API's file (openai.go,
-// anthropic.go), behind apiCodec; adding an API is one such file and an
+// anthropic.go, responses.go), behind apiCodec; adding an API is one such file and an
 // entry in codecs (and in the names and detection below). The parts they
 // share: the rewriter (rewrite.go), text feeding (textfeed.go), documents
 // (document.go), content reading (content.go), history (history.go) and
@@ -17,6 +17,7 @@ package chat
 // scanner can assume well-formed JSON.
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/toolsieve/toolsieve/internal/jsonspan"
@@ -34,6 +35,8 @@ const (
 	APIOpenAI
 	// APIAnthropic is Anthropic Messages (POST .../messages).
 	APIAnthropic
+	// APIResponses is the OpenAI Responses API (POST .../responses).
+	APIResponses
 )
 
 func (a API) String() string {
@@ -42,11 +45,14 @@ func (a API) String() string {
 		return "openai"
 	case APIAnthropic:
 		return "anthropic"
+	case APIResponses:
+		return "responses"
 	}
 	return "auto"
 }
 
-// ParseAPI maps "openai", "anthropic" and "auto" (or "") to an API.
+// ParseAPI maps "openai", "anthropic", "responses" and "auto" (or "") to an
+// API.
 func ParseAPI(s string) (API, bool) {
 	switch strings.ToLower(s) {
 	case "", "auto":
@@ -55,14 +61,18 @@ func ParseAPI(s string) (API, bool) {
 		return APIOpenAI, true
 	case "anthropic":
 		return APIAnthropic, true
+	case "responses":
+		return APIResponses, true
 	}
 	return APIAuto, false
 }
 
 // APIForPath tells which chat API a request path belongs to: paths ending in
-// /chat/completions are OpenAI, paths ending in /messages are Anthropic.
-// Everything else (models, embeddings, count_tokens, batches) is not a chat
-// response to rewrite: ok is false.
+// /chat/completions are OpenAI, paths ending in /messages are Anthropic,
+// paths ending in /responses are the Responses API (creating a response; a
+// stored one, .../responses/{id}, is not). Everything else (models,
+// embeddings, count_tokens, batches) is not a chat response to rewrite: ok
+// is false.
 func APIForPath(path string) (api API, ok bool) {
 	path = strings.TrimRight(path, "/")
 	switch {
@@ -70,6 +80,8 @@ func APIForPath(path string) (api API, ok bool) {
 		return APIOpenAI, true
 	case strings.HasSuffix(path, "/messages"):
 		return APIAnthropic, true
+	case strings.HasSuffix(path, "/responses"):
+		return APIResponses, true
 	}
 	return APIAuto, false
 }
@@ -87,6 +99,8 @@ type apiCodec interface {
 	// responseText reads the text of a whole response whose top-level
 	// members are ms into t; false when doc is not a response of the API.
 	responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool
+	// historyKey is the request member that holds the history.
+	historyKey() string
 	// cleanMessage cleans message k of a request's history.
 	cleanMessage(h *historyCleaner, k int)
 }
@@ -99,7 +113,7 @@ type apiStream interface {
 }
 
 // codecs is the API switch.
-var codecs = [...]apiCodec{APIOpenAI: openAI{}, APIAnthropic: anthropic{}}
+var codecs = [...]apiCodec{APIOpenAI: openAI{}, APIAnthropic: anthropic{}, APIResponses: responses{}}
 
 // codec returns the API's codec, nil for APIAuto.
 func (a API) codec() apiCodec {
@@ -110,9 +124,14 @@ func (a API) codec() apiCodec {
 }
 
 // detectEventAPI guesses the API of a stream from one of its events: the
-// Anthropic event names, or a JSON body with "choices" (OpenAI) or a "type"
-// of one of the Messages stream events (Anthropic).
+// Anthropic or Responses event names, or a JSON body with "choices"
+// (OpenAI), a "type" of one of the Messages stream events (Anthropic) or of
+// the Responses stream events (response.*), or "object":"response" (a whole
+// Responses document).
 func detectEventAPI(typ string, data []byte) API {
+	if strings.HasPrefix(typ, "response.") {
+		return APIResponses
+	}
 	switch typ {
 	case "message_start", "content_block_start", "content_block_delta", "content_block_stop",
 		"message_delta", "message_stop":
@@ -134,6 +153,12 @@ func detectEventAPI(typ string, data []byte) API {
 			"message_delta", "message_stop", "message":
 			return APIAnthropic
 		}
+		if bytes.HasPrefix(jsonspan.StringBody(data, m), []byte("response.")) {
+			return APIResponses
+		}
+	}
+	if m, ok := jsonspan.Lookup(data, ms, "object"); ok && string(jsonspan.StringBody(data, m)) == "response" {
+		return APIResponses
 	}
 	return APIAuto
 }

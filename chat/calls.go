@@ -49,6 +49,22 @@ func appendToolUse(dst []byte, c callOut, input bool) []byte {
 	return append(dst, '}')
 }
 
+// appendResponsesCall appends a Responses API function_call item (id a
+// JSON string body); without args its arguments are "" (the item as its
+// stream starts).
+func appendResponsesCall(dst, id []byte, c callOut, status string, args bool) []byte {
+	dst = append(append(append(dst, `{"id":"`...), id...), `","type":"function_call","status":"`...)
+	dst = append(append(dst, status...), `","arguments":`...)
+	if args {
+		dst = jsonspan.AppendQuoted(dst, c.args)
+	} else {
+		dst = append(dst, `""`...)
+	}
+	dst = jsonspan.AppendQuoted(append(dst, `,"call_id":`...), c.id)
+	dst = jsonspan.AppendQuoted(append(dst, `,"name":`...), c.name)
+	return append(dst, '}')
+}
+
 // anthropicID makes a call id fit Anthropic's id pattern ^[a-zA-Z0-9_-]+$
 // (ids such as kimi's "functions.get_weather:0" do not).
 func anthropicID(id string) string {

@@ -1,7 +1,7 @@
 package chat
 
 // Reading a model's content out of a body: plain text, or a streamed chat
-// response (SSE) of either API, and the parser's events over it.
+// response (SSE) of any of the APIs, and the parser's events over it.
 
 import (
 	"bytes"

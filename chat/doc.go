@@ -1,5 +1,6 @@
-// Package chat speaks the chat wire formats of OpenAI chat completions and
-// Anthropic Messages, on top of the toolsieve parser.
+// Package chat speaks the chat wire formats of OpenAI chat completions,
+// Anthropic Messages and the OpenAI Responses API, on top of the toolsieve
+// parser.
 //
 // A Rewriter turns a chat response (an SSE stream or a whole JSON document)
 // into the same response with the tool calls that the model wrote as text

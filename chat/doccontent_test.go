@@ -31,6 +31,14 @@ func TestReadDocument(t *testing.T) {
 			texts: []text{{-1, `think "hard"`, "Hi\n<tool_call>get_time</tool_call>"}},
 		},
 		{
+			name: "responses response",
+			doc: `{"id":"resp_1","object":"response","model":"gpt-oss","output":[` +
+				`{"type":"reasoning","content":[{"type":"reasoning_text","text":"plan"}]},` +
+				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi "},{"type":"output_text","text":"<tool_call>get_time</tool_call>"}]}]}`,
+			ok: true, api: chat.APIResponses, model: "gpt-oss",
+			texts: []text{{-1, "plan", "Hi <tool_call>get_time</tool_call>"}},
+		},
+		{
 			name: "openai response, null content",
 			doc:  `{"model":"m","choices":[{"message":{"role":"assistant","content":null,"tool_calls":[]}}]}`,
 			ok:   true, api: chat.APIOpenAI, model: "m",

@@ -24,7 +24,8 @@ type HistoryResult struct {
 }
 
 // CleanHistory rewrites the assistant messages of a chat request body
-// (OpenAI chat completions or Anthropic Messages) whose content still
+// (OpenAI chat completions, Anthropic Messages or the Responses API's input
+// items; see responses.go) whose content still
 // carries tool markup: recovered calls become native tool_calls (Anthropic
 // tool_use blocks) with the ids of the tool results that follow the
 // message, matched in order (OpenAI: the role "tool" messages right after
@@ -44,7 +45,7 @@ func CleanHistory(body []byte, api API, opt toolsieve.Options) ([]byte, HistoryR
 	if !ok {
 		return body, res
 	}
-	mm, has := jsonspan.Lookup(body, ms, "messages")
+	mm, has := jsonspan.Lookup(body, ms, c.historyKey())
 	if !has {
 		return body, res
 	}

@@ -450,6 +450,8 @@ func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 
 func (openAI) content(c *ContentReader, data []byte, ms []jsonspan.Member) { c.openAI(data, ms) }
 
+func (openAI) historyKey() string { return "messages" }
+
 func (openAI) cleanMessage(h *historyCleaner, k int) { h.openAI(k) }
 
 func (w *streamRewriter) rewriteOpenAIDoc(dst, doc []byte) ([]byte, bool) {

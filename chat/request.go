@@ -10,11 +10,11 @@ import (
 // Request is what the rewriting of a response needs from its request body.
 type Request struct {
 	Model     string
-	MaxTokens int64            // max_completion_tokens or max_tokens; 0 when absent
+	MaxTokens int64            // max_completion_tokens, max_tokens or max_output_tokens; 0 when absent
 	Tools     *toolsieve.Tools // the declared tools, or nil
 }
 
-// ReadRequest reads a chat request body of either API. Fields it cannot
+// ReadRequest reads a chat request body of any of the APIs. Fields it cannot
 // read are left zero.
 func ReadRequest(body []byte) Request {
 	var r Request
@@ -22,7 +22,7 @@ func ReadRequest(body []byte) Request {
 	if m, ok := jsonspan.Lookup(body, ms, "model"); ok && jsonspan.IsString(body, m) {
 		r.Model = string(jsonspan.AppendUnquoted(nil, body[m.Start:m.End]))
 	}
-	for _, k := range [...]string{"max_completion_tokens", "max_tokens"} {
+	for _, k := range [...]string{"max_completion_tokens", "max_tokens", "max_output_tokens"} {
 		if m, ok := jsonspan.Lookup(body, ms, k); ok {
 			if n, err := strconv.ParseInt(string(body[m.Start:m.End]), 10, 64); err == nil && n > 0 {
 				r.MaxTokens = n

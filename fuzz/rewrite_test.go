@@ -60,10 +60,15 @@ func FuzzRewrite(f *testing.F) {
 		pieces := chattest.SplitContent(rng, content, 8, false)
 		opt := toolsieve.Options{IDPrefix: "id"}
 		want := chattest.Expected(content, opt)
-		for _, anth := range []bool{false, true} {
-			stream := chattest.OpenAIStream(pieces)
-			if anth {
+		for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic, chat.APIResponses} {
+			var stream []byte
+			switch api {
+			case chat.APIOpenAI:
+				stream = chattest.OpenAIStream(pieces)
+			case chat.APIAnthropic:
 				stream = chattest.AnthropicStream(pieces)
+			default:
+				stream = chattest.ResponsesStream(pieces)
 			}
 			r := chat.NewRewriter(io.NopCloser(&rwPieceReader{b: stream, rng: rng}), chat.APIAuto, opt)
 			out, err := io.ReadAll(r)
@@ -71,18 +76,22 @@ func FuzzRewrite(f *testing.F) {
 				t.Fatal(err)
 			}
 			if !utf8.Valid(out) { // the upstream's stream was valid UTF-8
-				t.Fatalf("anthropic=%v: the rewritten stream is not valid UTF-8\ncontent %q", anth, content)
+				t.Fatalf("%s: the rewritten stream is not valid UTF-8\ncontent %q", api, content)
 			}
 			var got chattest.Response
-			if anth {
-				got = chattest.AccumulateAnthropic(t, out)
-			} else {
+			switch api {
+			case chat.APIOpenAI:
 				got = chattest.AccumulateOpenAI(t, out)
+			case chat.APIAnthropic:
+				got = chattest.AccumulateAnthropic(t, out)
+			default:
+				got = chattest.AccumulateResponses(t, out)
 			}
-			msg := fmt.Sprintf("anthropic=%v, content %q", anth, content)
+			msg := fmt.Sprintf("%s, content %q", api, content)
 			chattest.SameCalls(t, want.Calls, got.Calls, msg)
 			wantText, gotText := want.Text, got.Text
-			if anth {
+			if api != chat.APIOpenAI {
+				// No blank text blocks or message items around calls.
 				wantText, gotText = chattest.NonBlank(want.Segments), chattest.NonBlank(got.Segments)
 			} else if gotText == "" && len(want.Calls) > 0 && strings.TrimSpace(wantText) == "" {
 				wantText = "" // blank text around calls may be dropped

@@ -1,5 +1,6 @@
-// Package chattest builds chat completion streams and documents of both
-// APIs around a model's content, and puts rewritten responses back
+// Package chattest builds chat completion streams and documents of the
+// APIs (OpenAI chat, Anthropic Messages, the Responses API) around a model's
+// content, and puts rewritten responses back
 // together, checking that they are well formed. It is for tests of code
 // that reads or rewrites chat responses, toolsieve's own included.
 package chattest
@@ -415,7 +416,8 @@ func CheckResponse(t testing.TB, api chat.API, content string, opt toolsieve.Opt
 	t.Helper()
 	want := Expected(content, opt)
 	SameCalls(t, want.Calls, got.Calls, msg)
-	if api == chat.APIAnthropic {
+	switch api {
+	case chat.APIAnthropic:
 		require.Equal(t, NonBlank(want.Segments), NonBlank(got.Segments), "%s: text", msg)
 		switch {
 		case want.Runaway: // cut short, as by the token limit
@@ -425,7 +427,16 @@ func CheckResponse(t testing.TB, api chat.API, content string, opt toolsieve.Opt
 		default:
 			require.Equal(t, "end_turn", got.Finish, msg)
 		}
-	} else {
+	case chat.APIResponses:
+		// Messages hold no blank text around calls; the status says
+		// whether the answer was cut.
+		require.Equal(t, NonBlank(want.Segments), NonBlank(got.Segments), "%s: text", msg)
+		if want.Runaway {
+			require.Equal(t, "incomplete", got.Finish, msg)
+		} else {
+			require.Equal(t, "completed", got.Finish, msg)
+		}
+	default:
 		if !(got.Text == "" && len(want.Calls) > 0 && strings.TrimSpace(want.Text) == "") {
 			require.Equal(t, want.Text, got.Text, "%s: text", msg)
 		}
@@ -444,6 +455,9 @@ func CheckResponse(t testing.TB, api chat.API, content string, opt toolsieve.Opt
 // AccumulateDoc reads a non-streamed response.
 func AccumulateDoc(t testing.TB, api chat.API, doc []byte) Response {
 	var a Response
+	if api == chat.APIResponses {
+		return accumulateResponsesDoc(t, doc)
+	}
 	if api == chat.APIOpenAI {
 		var r struct {
 			Choices []struct {

@@ -19,10 +19,14 @@ import (
 	"github.com/toolsieve/toolsieve/sse"
 )
 
-// EchoUpstream is a test upstream. The request's model name picks a
-// behaviour: "echo" (content split at character boundaries), "bytes"
-// (split anywhere, also inside characters), "cut", "hardcut", "malformed",
-// "errorevent", "status500", "slow", "runaway".
+// EchoUpstream is a test upstream. It answers chat completions, Anthropic
+// Messages (paths ending in /messages) and the Responses API (paths ending
+// in /responses), streamed or not, with the text of the last user message
+// (of a Responses request: its input, a string or items) as the model's
+// content. The request's model name picks a behaviour: "echo" (content split
+// at character boundaries), "bytes" (split anywhere, also inside
+// characters), "cut", "hardcut", "malformed", "errorevent", "status500",
+// "slow", "runaway".
 type EchoUpstream struct {
 	Server  *httptest.Server
 	Events  chan string // what fault modes saw happen
@@ -47,12 +51,19 @@ func (u *EchoUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		Messages []struct {
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
+		Input json.RawMessage `json:"input"`
 	}
-	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+	resp := strings.HasSuffix(r.URL.Path, "/responses")
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 && !(resp && len(req.Input) > 0) {
 		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
 		return
 	}
-	content := messageText(req.Messages[len(req.Messages)-1].Content)
+	var content string
+	if resp {
+		content = ResponsesRequestText(req.Input)
+	} else {
+		content = messageText(req.Messages[len(req.Messages)-1].Content)
+	}
 	anth := strings.HasSuffix(r.URL.Path, "/messages")
 	if req.Model == "status500" {
 		w.Header().Set("Content-Type", "application/json")
@@ -62,9 +73,12 @@ func (u *EchoUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
-		if anth {
+		switch {
+		case anth:
 			w.Write(AnthropicDoc(content))
-		} else {
+		case resp:
+			w.Write(ResponsesDoc(content))
+		default:
 			w.Write(OpenAIDoc(content))
 		}
 		return
@@ -75,21 +89,27 @@ func (u *EchoUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(h, content)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 7))
 	if req.Model == "runaway" {
-		u.runaway(w, r, anth)
+		u.runaway(w, r, anth, resp)
 		return
 	}
 	pieces := SplitContent(rng, content, 6, req.Model == "bytes")
 	var stream []byte
-	if anth {
+	switch {
+	case anth:
 		stream = AnthropicStream(pieces)
-	} else {
+	case resp:
+		stream = ResponsesStream(pieces)
+	default:
 		stream = OpenAIStream(pieces)
 	}
 	switch req.Model {
 	case "cut", "hardcut":
-		if anth {
+		switch {
+		case anth:
 			stream = stream[:bytes.Index(stream, []byte("event: content_block_stop"))]
-		} else {
+		case resp:
+			stream = stream[:bytes.Index(stream, []byte("event: response.output_text.done"))]
+		default:
 			stream = stream[:bytes.Index(stream, []byte(`"finish_reason":"stop"`))]
 			stream = stream[:bytes.LastIndex(stream, []byte("data: "))]
 		}
@@ -133,13 +153,19 @@ func (u *EchoUpstream) serve(w http.ResponseWriter, r *http.Request) {
 
 // runaway streams the same call over and over until the client side goes
 // away, and reports how many chunks it wrote.
-func (u *EchoUpstream) runaway(w http.ResponseWriter, r *http.Request, anth bool) {
+func (u *EchoUpstream) runaway(w http.ResponseWriter, r *http.Request, anth, resp bool) {
 	loop := "<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>\n"
 	head, tail := OpenAIStream([]string{"Working.\n"}), []byte(nil)
-	if anth {
+	seq := 0
+	switch {
+	case anth:
 		head = AnthropicStream([]string{"Working.\n"})
 		head = head[:bytes.Index(head, []byte("event: content_block_stop"))]
-	} else {
+	case resp:
+		head = ResponsesStream([]string{"Working.\n"})
+		head = head[:bytes.Index(head, []byte("event: response.output_text.done"))]
+		seq = bytes.Count(head, []byte("event: "))
+	default:
 		head = head[:bytes.Index(head, []byte(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{},`))]
 	}
 	rc := http.NewResponseController(w)
@@ -147,10 +173,13 @@ func (u *EchoUpstream) runaway(w http.ResponseWriter, r *http.Request, anth bool
 	rc.Flush()
 	const max = 20000
 	for i := range max {
-		if anth {
+		switch {
+		case anth:
 			tail = jsonspan.AppendQuoted([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`), loop)
 			tail = sse.AppendEvent(nil, "content_block_delta", append(tail, "}}"...))
-		} else {
+		case resp:
+			tail = ResponsesEvents(nil, &seq, "response.output_text.delta", `"item_id":"msg_1","output_index":0,"content_index":0,"delta":`+Quote(loop)+`,"logprobs":[]`)
+		default:
 			tail = sse.AppendEvent(nil, "", []byte(OpenAIChunk(string(jsonspan.AppendQuoted([]byte(`{"content":`), loop))+"}", "")))
 		}
 		if _, err := w.Write(tail); err != nil || rc.Flush() != nil || r.Context().Err() != nil {

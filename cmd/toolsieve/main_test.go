@@ -142,7 +142,7 @@ func TestUsageErrorsAreOneLineAndAHint(t *testing.T) {
 		{name: "two files", args: []string{"parse", "a", "b"},
 			want: "toolsieve parse: too many arguments: [\"a\" \"b\"] (want at most one FILE)\n" + hint("parse")},
 		{name: "bad --api", args: []string{"rewrite", "--api", "gemini"},
-			want: "toolsieve rewrite: bad --api value \"gemini\" (want openai, anthropic or auto)\n" + hint("rewrite")},
+			want: "toolsieve rewrite: bad --api value \"gemini\" (want openai, anthropic, responses or auto)\n" + hint("rewrite")},
 		{name: "missing policy", args: []string{"rewrite", "--policy", missing},
 			want: "toolsieve rewrite: --policy: open " + missing + ": no such file or directory\n" + hint("rewrite")},
 		{name: "unknown sample", args: []string{"demo", "nope"},

@@ -10,7 +10,7 @@ import (
 	"github.com/toolsieve/toolsieve/sievehttp"
 )
 
-const rewriteUsage = `Usage: toolsieve rewrite [--api openai|anthropic|auto] [--tools FILE] [--policy FILE] [--quiet] [FILE]
+const rewriteUsage = `Usage: toolsieve rewrite [--api openai|anthropic|responses|auto] [--tools FILE] [--policy FILE] [--quiet] [FILE]
 
 Reads a chat response (an SSE stream, or a whole JSON response) from FILE or
 standard input and writes it back with the tool calls the model wrote as
@@ -23,7 +23,8 @@ prints a summary line on standard error: calls made native, repairs,
 runaways (and errors), bytes read and written.
 
 Flags:
-  --api API      openai, anthropic or auto (default auto: from the first event)
+  --api API      openai, anthropic, responses or auto (default auto: from the
+                 first event)
   --tools FILE   JSON file with declared tools (an OpenAI or Anthropic "tools"
                  array, or a whole request body holding one)
   --policy FILE  replay the capture as the proxy would answer it under this
@@ -57,7 +58,7 @@ func runRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	api, ok := chat.ParseAPI(*apiName)
 	if !ok {
-		return usageError(stderr, name, rewriteUsage, fmt.Sprintf("bad --api value %q (want openai, anthropic or auto)", *apiName))
+		return usageError(stderr, name, rewriteUsage, fmt.Sprintf("bad --api value %q (want openai, anthropic, responses or auto)", *apiName))
 	}
 	if len(pos) > 1 {
 		return usageError(stderr, name, rewriteUsage, fmt.Sprintf("too many arguments: %q (want at most one FILE)", pos))

@@ -41,3 +41,13 @@ func InsertMember(ms []Member, end int, key string, value []byte) Edit {
 	r = append(r, value...)
 	return Edit{Start: end - 1, End: end - 1, Repl: r}
 }
+
+// SetMember returns the edit that sets member key of the object whose
+// members are ms (in b) and whose closing brace is at b[end-1]: its value
+// replaced when it is there, else InsertMember's.
+func SetMember(b []byte, ms []Member, end int, key string, value []byte) Edit {
+	if m, ok := Lookup(b, ms, key); ok {
+		return Edit{Start: m.Start, End: m.End, Repl: value}
+	}
+	return InsertMember(ms, end, key, value)
+}
