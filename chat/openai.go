@@ -221,15 +221,25 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 	fm, hasFinish := jsonspan.Lookup(data, s.cms, "finish_reason")
 	finishing := hasFinish && jsonspan.IsString(data, fm)
 
+	cut := false // a runaway
 	if contentM.Start >= 0 {
 		s.in = jsonspan.AppendUnquoted(s.in, data[contentM.Start:contentM.End])
-		if s.process(s, &ch.textChan, ch.p.Feed(s.in)) {
-			// A runaway: what came before it went out in chunks of its own.
-			s.edits = append(s.edits, jsonspan.Edit{Start: contentM.Start, End: contentM.End, Repl: []byte(`""`)})
-			return false
-		}
+		cut = s.process(s, &ch.textChan, ch.p.Feed(s.in))
 	}
-	if finishing && s.process(s, &ch.textChan, ch.p.Close()) {
+	if !cut && finishing {
+		cut = s.process(s, &ch.textChan, ch.p.Close())
+	}
+	if cut {
+		// What came before the loop went out in chunks of its own; a chunk
+		// that ends the choice ends it as cut short (finish then adds none).
+		if contentM.Start >= 0 {
+			s.edits = append(s.edits, jsonspan.Edit{Start: contentM.Start, End: contentM.End, Repl: []byte(`""`)})
+		}
+		if finishing {
+			s.edits = append(s.edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"length"`)})
+			s.endNative(ch, -1)
+			ch.closed = true
+		}
 		return false
 	}
 	if s.clean {

@@ -499,3 +499,19 @@ func TestRewriteBrokenBody(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(out), `"name":"write"`)
 }
+
+// TestRewriteRunawayAtFinish: a loop that the parser only calls one at the
+// end of the content (when the upstream's finishing chunk closes it) ends
+// the choice once, as cut short, with no call from the loop.
+func TestRewriteRunawayAtFinish(t *testing.T) {
+	content := "<invokenAme=0<invoke<invoke<invoke=0"
+	var pieces []string
+	for _, c := range content {
+		pieces = append(pieces, string(c))
+	}
+	out, st := chattest.RewriteAll(t, chattest.OpenAIStream(pieces), chat.APIOpenAI, toolsieve.Options{}, 0)
+	require.True(t, st.Runaway)
+	got := chattest.AccumulateOpenAI(t, out) // fails on a second finish_reason
+	require.Equal(t, "length", got.Finish)
+	require.Empty(t, got.Calls)
+}

@@ -34,8 +34,9 @@ func (m *Machine) report(c *Call, byOpener bool) bool {
 const errUnnamed = "tool call markup without a tool name"
 
 // unnamed gives the markup of call c, which names no tool, back as text
-// with an error. Repeated, it counts as a repeated call: its repeats are
-// held, and past the limit they are a runaway. It reports false when the
+// with an error. Closed only by the next opener, or repeated, it may
+// belong to a loop: it waits with the held calls, and a repeat counts as a
+// repeated call (past the limit, a runaway). It reports false when the
 // machine stopped.
 func (m *Machine) unnamed(c *Call) bool {
 	sum := callSum(c)
@@ -44,7 +45,7 @@ func (m *Machine) unnamed(c *Call) bool {
 		m.runaway(RunawayRepeatedCall)
 		return false
 	}
-	if !again {
+	if !again && !m.call.byOpener {
 		m.sink.Error(errUnnamed, m.bufOff)
 		m.flushText(len(c.Raw))
 		m.blk.muted++ // the block's own markup stays text too

@@ -51,7 +51,7 @@ func (m *Machine) textLooseHeader(b []byte) int {
 		// Too long for a header: not a call. Only the byte that made it
 		// too long is taken, so that the call cap is met (or not) at the
 		// same byte whatever the chunking.
-		k := maxLooseHeader + 1 - have
+		k := max(0, maxLooseHeader+1-have) // tokens in the header may have passed the limit already
 		if m.add(b[:k]) {
 			m.toText()
 		}
