@@ -181,14 +181,26 @@ func appendErrorJSON(dst []byte, api chat.API, f failure, msg string) []byte {
 }
 
 // appendErrorEvent appends the SSE event that ends a stream on a failure:
-// OpenAI, a data event holding an error object (no [DONE] after it);
-// Anthropic, an error event.
+// OpenAI chat, a data event holding an error object (no [DONE] after it);
+// Anthropic, an error event; Responses, its error event
+// (`{"type":"error","code":..,"message":..,"param":null}`).
 func appendErrorEvent(dst []byte, api chat.API, f failure, msg string) []byte {
-	typ := ""
-	if api == chat.APIAnthropic {
-		typ = "error"
+	switch api {
+	case chat.APIAnthropic:
+		return sse.AppendEvent(dst, "error", appendErrorJSON(nil, api, f, msg))
+	case chat.APIResponses:
+		d := []byte(`{"type":"error","code":`)
+		if name := failures[f].name; name == "" {
+			d = append(d, "null"...)
+		} else {
+			d = jsonspan.AppendQuoted(d, name)
+		}
+		d = append(d, `,"message":`...)
+		d = jsonspan.AppendQuoted(d, msg)
+		d = append(d, `,"param":null}`...)
+		return sse.AppendEvent(dst, "error", d)
 	}
-	return sse.AppendEvent(dst, typ, appendErrorJSON(nil, api, f, msg))
+	return sse.AppendEvent(dst, "", appendErrorJSON(nil, api, f, msg))
 }
 
 // errorAPI is the API whose error shape a path's errors take: Anthropic

@@ -273,3 +273,19 @@ func TestUpstreamHTTP2(t *testing.T) {
 	require.Contains(t, string(b), " done")
 	require.Equal(t, "HTTP/2.0", <-protos)
 }
+
+// TestErrorEventShapes: the event that ends a stream on a failure is each
+// API's own: OpenAI chat a data event with an error object, Anthropic and
+// Responses an error event of their shapes.
+func TestErrorEventShapes(t *testing.T) {
+	for _, tc := range []struct {
+		api  chat.API
+		want string
+	}{
+		{chat.APIOpenAI, "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\",\"param\":null,\"code\":\"idle_timeout\"}}\n\n"},
+		{chat.APIAnthropic, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"timeout_error\",\"message\":\"boom\"}}\n\n"},
+		{chat.APIResponses, "event: error\ndata: {\"type\":\"error\",\"code\":\"idle_timeout\",\"message\":\"boom\",\"param\":null}\n\n"},
+	} {
+		require.Equal(t, tc.want, string(appendErrorEvent(nil, tc.api, failIdleTimeout, "boom")), tc.api.String())
+	}
+}
