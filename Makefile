@@ -16,12 +16,14 @@ build:
 vet:
 	$(GO) vet ./...
 	cd e2e && $(GO) vet ./...
+	cd fuzz/sseoracle && $(GO) vet ./...
 
 # The main module's tests, then the end-to-end tests with the client SDKs
 # (module e2e, so that importers of toolsieve never download the SDKs).
 test: vet
 	$(GO) test -count=1 ./...
 	cd e2e && $(GO) test -count=1 ./...
+	cd fuzz/sseoracle && $(GO) test -count=1 ./...
 
 demo:
 	$(GO) run ./cmd/toolsieve demo
@@ -33,14 +35,14 @@ bench:
 	$(GO) test ./bench -run '^$$' -bench . -benchtime $(BENCHTIME)
 	cd bench/peers && $(GO) test -run '^$$' -bench . -benchtime $(PEERS_BENCHTIME) -timeout 30m . | $(GO) run ./cmd/table
 
-# Runs every fuzz target of ./fuzz, and of module e2e (the SSE decoder
-# against an independent decoder), for FUZZTIME each.
+# Runs every fuzz target of ./fuzz, and of module fuzz/sseoracle (the SSE
+# decoder against an independent decoder), for FUZZTIME each.
 fuzz:
 	@set -e; for t in $$($(GO) test ./fuzz -list '^Fuzz' | grep '^Fuzz'); do \
 		echo "== $$t ($(FUZZTIME))"; \
 		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s; \
 	done
-	@set -e; cd e2e; for t in $$($(GO) test . -list '^Fuzz' | grep '^Fuzz'); do \
-		echo "== e2e $$t ($(FUZZTIME))"; \
+	@set -e; cd fuzz/sseoracle; for t in $$($(GO) test . -list '^Fuzz' | grep '^Fuzz'); do \
+		echo "== sseoracle $$t ($(FUZZTIME))"; \
 		$(GO) test . -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s; \
 	done

@@ -8,7 +8,6 @@ require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/stretchr/testify v1.12.1
-	github.com/tmaxmax/go-sse v0.11.0
 	github.com/toolsieve/toolsieve v0.0.0-00010101000000-000000000000
 )
 

@@ -1,4 +1,4 @@
-package e2e
+package sseoracle
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 //     listed in oracleView and FuzzSSE's body.
 func FuzzSSE(f *testing.F) {
 	for _, name := range []string{"openai_chat.sse", "anthropic_messages.sse"} {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "sse", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sse", name))
 		if err != nil {
 			f.Fatal(err)
 		}
