@@ -105,7 +105,7 @@ func BenchmarkCallScaling(b *testing.B) {
 	for _, dialect := range []string{"anthropic", "qwen3_coder", "llama4_pythonic", "gemma4"} {
 		for _, n := range []int{64 << 10, 1 << 20, 8 << 20, 16 << 20} {
 			in := singleCall(dialect, fileContent(n))
-			opt := toolsieve.Options{MaxCallBytes: n + 64<<10}
+			opt := toolsieve.Options{MaxCallBytes: len(in) + 64<<10} // escaped values are longer than n
 			b.Run(dialect+"/"+sizeName(n), func(b *testing.B) {
 				b.SetBytes(int64(len(in)))
 				b.ReportAllocs()
