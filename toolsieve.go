@@ -13,7 +13,13 @@
 //
 // Every input byte ends up exactly once, in order, in a text event or in the
 // raw bytes of another event, so nothing is lost and markup that was not a
-// call is never silently dropped.
+// call is never silently dropped. The events, their invariants and the
+// vocabulary of repairs and reasons are specified in docs/contract.md.
+//
+// This package is the parser alone. Package chat reads and rewrites the chat
+// wire formats (OpenAI chat completions, Anthropic Messages, OpenAI
+// Responses) with it, and package sievehttp puts that to HTTP use (a
+// Transport, SDK middleware, a proxy).
 package toolsieve
 
 import (
