@@ -212,7 +212,7 @@ func (s *anStream) blockDelta(ev *sse.Event, data []byte) {
 	}
 	dm, has := jsonspan.Lookup(data, s.ms, "delta")
 	if !b.text {
-		if has {
+		if has && !w.stats.Shown {
 			if s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0]); ok {
 				w.showString(data, s.dms, "thinking")
 			}
@@ -634,23 +634,11 @@ func (s *anStream) finish(runaway bool) {
 // anthropic is the API's codec (see apiCodec).
 type anthropic struct{}
 
-func (anthropic) newStream(w *streamRewriter) apiStream {
-	s := &anStream{}
-	s.w = w
-	return s
-}
-
-func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
-	return w.rewriteAnthropicDoc(dst, doc)
-}
-
-func (anthropic) content(c *ContentReader, data []byte, ms []jsonspan.Member) { c.anthropic(data, ms) }
+func (anthropic) newStream(w *streamRewriter) apiStream { return &anStream{textFeed: textFeed{w: w}} }
 
 func (anthropic) historyKey() string { return "messages" }
 
-func (anthropic) cleanMessage(h *historyCleaner, k int) { h.anthropic(k) }
-
-func (w *streamRewriter) rewriteAnthropicDoc(dst, doc []byte) ([]byte, bool) {
+func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 	ms, els, ok := w.docArray(doc, "content")
 	if !ok {
 		return dst, false
@@ -737,7 +725,7 @@ func (w *streamRewriter) rewriteAnthropicDoc(dst, doc []byte) ([]byte, bool) {
 	return jsonspan.Splice(dst, doc, edits), true
 }
 
-func (c *ContentReader) anthropic(data []byte, ms []jsonspan.Member) {
+func (anthropic) content(c *ContentReader, data []byte, ms []jsonspan.Member) {
 	tm, _ := jsonspan.Lookup(data, ms, "type")
 	if string(jsonspan.StringBody(data, tm)) != "content_block_delta" {
 		return
@@ -777,7 +765,7 @@ func (anthropic) responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool
 	return true
 }
 
-func (h *historyCleaner) anthropic(k int) {
+func (anthropic) cleanMessage(h *historyCleaner, k int) {
 	b := h.body
 	_, cm, ok := h.assistantContent(k)
 	if !ok {

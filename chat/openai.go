@@ -448,23 +448,11 @@ func (s *oaStream) finish(runaway bool) {
 // openAI is the API's codec (see apiCodec).
 type openAI struct{}
 
-func (openAI) newStream(w *streamRewriter) apiStream {
-	s := &oaStream{}
-	s.w = w
-	return s
-}
-
-func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
-	return w.rewriteOpenAIDoc(dst, doc)
-}
-
-func (openAI) content(c *ContentReader, data []byte, ms []jsonspan.Member) { c.openAI(data, ms) }
+func (openAI) newStream(w *streamRewriter) apiStream { return &oaStream{textFeed: textFeed{w: w}} }
 
 func (openAI) historyKey() string { return "messages" }
 
-func (openAI) cleanMessage(h *historyCleaner, k int) { h.openAI(k) }
-
-func (w *streamRewriter) rewriteOpenAIDoc(dst, doc []byte) ([]byte, bool) {
+func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 	_, els, ok := w.docArray(doc, "choices")
 	if !ok {
 		return dst, false
@@ -548,49 +536,53 @@ func (w *streamRewriter) rewriteOpenAIDoc(dst, doc []byte) ([]byte, bool) {
 	return jsonspan.Splice(dst, doc, edits), true
 }
 
-func (c *ContentReader) openAI(data []byte, ms []jsonspan.Member) {
-	cm, has := jsonspan.Lookup(data, ms, "choices")
+func (openAI) content(c *ContentReader, data []byte, ms []jsonspan.Member) {
+	cms, ok := choiceZero(data, ms)
+	if !ok {
+		return
+	}
+	dm, has := jsonspan.Lookup(data, cms, "delta")
+	if !has {
+		dm, has = jsonspan.Lookup(data, cms, "message")
+	}
 	if !has {
 		return
 	}
-	els, _ := jsonspan.Elems(data, cm.Start, nil)
-	for _, el := range els {
-		cms, ok := jsonspan.Members(data, el.Start, nil)
-		if !ok {
-			continue
+	dms, ok := jsonspan.Members(data, dm.Start, nil)
+	if !ok {
+		return
+	}
+	for _, key := range [...]string{"reasoning_content", "reasoning"} {
+		if m, has := jsonspan.Lookup(data, dms, key); has && jsonspan.IsString(data, m) && m.End-m.Start > 2 {
+			c.events = append(c.events, toolsieve.Event{Type: toolsieve.Reasoning, Text: jsonspan.AppendUnquoted(nil, data[m.Start:m.End]), Offset: -1})
 		}
-		if im, has := jsonspan.Lookup(data, cms, "index"); has {
-			if i, _ := jsonspan.Int(data, im); i != 0 {
-				continue
-			}
-		}
-		dm, has := jsonspan.Lookup(data, cms, "delta")
-		if !has {
-			dm, has = jsonspan.Lookup(data, cms, "message")
-		}
-		if !has {
-			continue
-		}
-		dms, ok := jsonspan.Members(data, dm.Start, nil)
-		if !ok {
-			continue
-		}
-		for _, key := range []string{"reasoning_content", "reasoning"} {
-			if m, has := jsonspan.Lookup(data, dms, key); has && jsonspan.IsString(data, m) && m.End-m.Start > 2 {
-				c.events = append(c.events, toolsieve.Event{Type: toolsieve.Reasoning, Text: jsonspan.AppendUnquoted(nil, data[m.Start:m.End]), Offset: -1})
-			}
-		}
-		if m, has := jsonspan.Lookup(data, dms, "content"); has && jsonspan.IsString(data, m) {
-			c.content = jsonspan.AppendUnquoted(c.content, data[m.Start:m.End])
-		}
+	}
+	if m, has := jsonspan.Lookup(data, dms, "content"); has && jsonspan.IsString(data, m) {
+		c.content = jsonspan.AppendUnquoted(c.content, data[m.Start:m.End])
 	}
 }
 
 // responseText reads choice 0's message of a chat completion.
 func (openAI) responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool {
+	if cm, has := jsonspan.Lookup(doc, ms, "choices"); !has || doc[cm.Start] != '[' {
+		return false
+	}
+	if cms, ok := choiceZero(doc, ms); ok {
+		if mm, has := jsonspan.Lookup(doc, cms, "message"); has {
+			mms, _ := jsonspan.Members(doc, mm.Start, nil)
+			readMessage(t, doc, mms)
+		}
+	}
+	return true
+}
+
+// choiceZero returns the members of choice 0 (the first choice with index
+// 0, or with no index) of a chunk or completion whose top-level members
+// are ms.
+func choiceZero(doc []byte, ms []jsonspan.Member) ([]jsonspan.Member, bool) {
 	cm, has := jsonspan.Lookup(doc, ms, "choices")
 	if !has || doc[cm.Start] != '[' {
-		return false
+		return nil, false
 	}
 	els, _ := jsonspan.Elems(doc, cm.Start, nil)
 	for _, el := range els {
@@ -603,16 +595,12 @@ func (openAI) responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool {
 				continue
 			}
 		}
-		if mm, has := jsonspan.Lookup(doc, cms, "message"); has {
-			mms, _ := jsonspan.Members(doc, mm.Start, nil)
-			readMessage(t, doc, mms)
-		}
-		break
+		return cms, true
 	}
-	return true
+	return nil, false
 }
 
-func (h *historyCleaner) openAI(k int) {
+func (openAI) cleanMessage(h *historyCleaner, k int) {
 	b := h.body
 	ms, cm, ok := h.assistantContent(k)
 	if !ok {

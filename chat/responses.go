@@ -18,12 +18,6 @@ type responses struct{}
 
 func (responses) newStream(w *streamRewriter) apiStream { return &rsStream{textFeed: textFeed{w: w}} }
 
-func (responses) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
-	return w.rewriteResponsesDoc(dst, doc)
-}
-
-func (responses) content(c *ContentReader, data []byte, ms []jsonspan.Member) { c.responses(data, ms) }
-
 func (responses) historyKey() string { return "input" }
 
 // responseText reads the output_text parts of a response's message items
@@ -65,9 +59,7 @@ func (responses) responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool
 	return true
 }
 
-func (responses) cleanMessage(h *historyCleaner, k int) { h.responses(k) }
-
-func (w *streamRewriter) rewriteResponsesDoc(dst, doc []byte) ([]byte, bool) {
+func (responses) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 	_, els, ok := w.docArray(doc, "output")
 	if !ok {
 		return dst, false
@@ -172,7 +164,7 @@ func (w *streamRewriter) docItem(doc []byte, el jsonspan.Span, parsers *int) (it
 	return items, changed, cut
 }
 
-func (c *ContentReader) responses(data []byte, ms []jsonspan.Member) {
+func (responses) content(c *ContentReader, data []byte, ms []jsonspan.Member) {
 	tm, _ := jsonspan.Lookup(data, ms, "type")
 	dm, has := jsonspan.Lookup(data, ms, "delta")
 	if !has || !jsonspan.IsString(data, dm) {
@@ -191,7 +183,7 @@ func (c *ContentReader) responses(data []byte, ms []jsonspan.Member) {
 // recovered from it become function_call items right after it, with the
 // call_ids of the function_call_output items that follow it (up to the
 // next message) and answer no function_call of the input.
-func (h *historyCleaner) responses(k int) {
+func (responses) cleanMessage(h *historyCleaner, k int) {
 	b, el := h.body, h.els[k]
 	ms, role := h.message(k)
 	cm, ok := jsonspan.Lookup(b, ms, "content")

@@ -145,7 +145,10 @@ func (w *streamRewriter) show(text []byte) {
 
 // showString notes the string value of member m of data going out.
 func (w *streamRewriter) showString(data []byte, ms []jsonspan.Member, key string) {
-	if m, ok := jsonspan.Lookup(data, ms, key); ok && !w.stats.Shown && jsonspan.IsString(data, m) {
+	if w.stats.Shown {
+		return // once is enough: no lookups on every later event
+	}
+	if m, ok := jsonspan.Lookup(data, ms, key); ok && jsonspan.IsString(data, m) {
 		w.scratch = jsonspan.AppendUnquoted(w.scratch[:0], data[m.Start:m.End])
 		w.show(w.scratch)
 	}

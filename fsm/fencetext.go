@@ -15,13 +15,11 @@ const (
 	fBody                   // the body has begun
 )
 
-const maxFenceLabel = 8
-
 // fenceText follows a fenced code block's info line and the start of its
 // body, byte by byte.
 type fenceText struct {
 	phase fencePhase
-	info  [maxFenceLabel]byte // the info string's first bytes, lower case
+	info  [maxFenceInfo]byte // the info string's first bytes, lower case
 	n     int
 	long  bool // the info string is longer than info
 }
@@ -55,7 +53,7 @@ func (f *fenceText) text(b []byte) int {
 				if f.n > 0 {
 					f.long = true // words after the language: not a plain label
 				}
-			case f.n < maxFenceLabel:
+			case f.n < maxFenceInfo:
 				f.info[f.n] = lower(c)
 				f.n++
 			default:

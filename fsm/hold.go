@@ -169,9 +169,10 @@ func (h *loopHold) holdCall(c *Call) {
 	h.trim()
 }
 
-// holdUnnamed holds the markup of a call without a name, given back as
-// text with an error when released: it repeats the one before it.
-func (h *loopHold) holdUnnamed(msg string, off int64, raw []byte) {
+// holdAsText holds the markup of a call that is not run (no name, or
+// arguments that could not be read), given back as text after its error
+// when released, or taken by a runaway.
+func (h *loopHold) holdAsText(msg string, off int64, raw []byte) {
 	h.push(heldEntry{kind: hError, msg: msg, off: off})
 	h.push(heldEntry{kind: hText, unit: true, raw: h.keepRaw(raw)})
 	h.units++

@@ -45,15 +45,26 @@ func (m *Machine) unnamed(c *Call) bool {
 		m.runaway(RunawayRepeatedCall)
 		return false
 	}
-	if !again && !m.call.byOpener {
-		m.sink.Error(errUnnamed, m.bufOff)
-		m.flushText(len(c.Raw))
+	held := again || m.call.byOpener
+	m.keepAsText(errUnnamed, len(c.Raw), held)
+	if !held {
 		m.blk.muted++ // the block's own markup stays text too
-		return true
 	}
-	m.loop.holdUnnamed(errUnnamed, m.bufOff, c.Raw)
-	m.shift(len(c.Raw))
 	return true
+}
+
+// keepAsText gives the markup buf[:end] of a call that is not run back as
+// text, after an error saying why: at once, or, when the call may belong
+// to a loop (closed only by the next opener, or a repeat), held with the
+// calls held, so that a runaway can still take it.
+func (m *Machine) keepAsText(msg string, end int, held bool) {
+	if held {
+		m.loop.holdAsText(msg, m.bufOff, m.buf[:end])
+		m.shift(end)
+		return
+	}
+	m.sink.Error(msg, m.bufOff)
+	m.flushText(end)
 }
 
 // strayWord counts a stray word line kept in markup (`court` where an

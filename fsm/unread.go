@@ -34,15 +34,7 @@ func (m *Machine) refuseUnread(end int) bool {
 	msg := "arguments of tool call " + strconv.Quote(string(m.nameOf(m.call.name))) + " (" + m.call.spec.Name +
 		") could not be read; kept as text"
 	m.envs = m.envs[:0]
-	if m.call.byOpener {
-		// Closed only by the next opener: it may belong to a loop, so its
-		// text and error wait with the calls held (loops.go).
-		m.loop.holdUnnamed(msg, m.bufOff, m.buf[:end])
-		m.shift(end)
-	} else {
-		m.sink.Error(msg, m.bufOff)
-		m.flushText(end)
-	}
+	m.keepAsText(msg, end, m.call.byOpener)
 	m.blk.muted++ // the block's own markup stays text too
 	m.call = call{loose: -1}
 	m.lv = lvBlock
