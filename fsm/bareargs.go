@@ -139,16 +139,7 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 func (m *Machine) openBareArgs() {
 	p := m.probe
 	s := choose(p.cands, 0, false, shProbe)
-	m.blk = block{cands: specSet(s), spec: s, implicit: true}
-	m.call = call{loose: -1, slot: slotProse, jsonAt: p.body}
-	m.setDialect(s)
-	m.lv = lvJSON
-	m.jheld = 0
-	m.json.Write(m.buf[p.body:])
-	if m.json.Done() || m.json.Failed() {
-		m.finishJSON()
-		m.jsonEnded()
-	}
+	m.openProbedJSON(s, call{loose: -1, slot: slotProse, jsonAt: p.body})
 }
 
 // proseUnfit names a call of bare arguments, its markup at buf[:end], by

@@ -577,21 +577,28 @@ func (m *Machine) openProbed() bool {
 	if s == nil {
 		return false
 	}
-	m.blk = block{cands: specSet(s), spec: s, implicit: true}
 	if sh == shPython {
+		m.blk = block{cands: specSet(s), spec: s, implicit: true}
 		m.startPy(s, p.body)
 		return true
 	}
-	m.call = call{jsonEnv: true, loose: -1}
+	m.openProbedJSON(s, call{jsonEnv: true, loose: -1})
+	return true
+}
+
+// openProbedJSON opens an implicit block of dialect s whose call c reads
+// its JSON body from the probe's held bytes.
+func (m *Machine) openProbedJSON(s *Spec, c call) {
+	m.blk = block{cands: specSet(s), spec: s, implicit: true}
+	m.call = c
 	m.setDialect(s)
 	m.lv = lvJSON
 	m.jheld = 0
-	m.json.Write(m.buf[p.body:])
+	m.json.Write(m.buf[m.probe.body:])
 	if m.json.Done() || m.json.Failed() {
 		m.finishJSON()
 		m.jsonEnded()
 	}
-	return true
 }
 
 // tagInProbe handles a marker met while probing: inside a JSON string it
