@@ -104,14 +104,13 @@ func summarize(events []Event) outcome {
 		}
 		// Types other than calls may be split differently by chunking:
 		// adjacent ones of the same type count once.
-		if e.Type != Text && e.Type != ToolCallStart {
-			if e.Type == ToolCall || e.Type != last {
-				o.Types = append(o.Types, e.Type.String())
-			}
+		if e.Type == ToolCallStart || e.Type == ToolCallDelta {
+			continue // early signals; what they announce is checked with the call
 		}
-		if e.Type != ToolCallStart {
-			last = e.Type
+		if e.Type != Text && (e.Type == ToolCall || e.Type != last) {
+			o.Types = append(o.Types, e.Type.String())
 		}
+		last = e.Type
 	}
 	o.Text = text.String()
 	return o

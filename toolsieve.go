@@ -32,12 +32,13 @@ import (
 // per line as `toolsieve parse` prints it) is described in docs/contract.md.
 // Fields:
 //
-//   - Type: text, reasoning, tool_call_start, tool_call, discard, runaway or
-//     error (the constants below).
+//   - Type: text, reasoning, tool_call_start, tool_call_delta, tool_call,
+//     discard, runaway or error (the constants below).
 //   - Text: the content of a text or reasoning event.
 //   - Raw: the input bytes the event stands for (every type but text).
 //     Text and Raw, concatenated in event order, give back the input.
-//   - Index, ID, Name, Arguments (a JSON object), Dialect, Repairs: a call.
+//   - Index, ID, Name, Arguments (a JSON object), Dialect, Repairs: a call;
+//     Arguments of a tool_call_delta: the next piece of its JSON text.
 //   - Reason: why markup was discarded, why a runaway stopped the stream, or
 //     why a call was kept as text (ReasonUndeclaredTool, ReasonRefused).
 //   - Message: what an error event reports.
@@ -59,6 +60,7 @@ const (
 	Discard       = emitter.Discard
 	Runaway       = emitter.Runaway
 	Error         = emitter.Error
+	ToolCallDelta = emitter.ToolCallDelta
 )
 
 // Tools is a set of declared tools with their argument schemas.
@@ -98,6 +100,13 @@ type Options struct {
 	// Strict.Allow: their markup is passed on as text, followed by an error
 	// event with Reason ReasonRefused.
 	Strict *Strict
+	// StreamCalls sends each call as it is read: a tool_call_start with its
+	// index, id and name as soon as the name is known, then tool_call_delta
+	// events whose Arguments, concatenated, are the call's arguments object
+	// as JSON text, then its tool_call. A started call that does not
+	// complete is followed by a runaway, or by its markup as text and an
+	// error event. See docs/contract.md, "Streamed calls".
+	StreamCalls bool
 }
 
 // Validate reports an error (matching fsm.ErrUnknownDialect) when
@@ -126,6 +135,7 @@ func NewParser(opt Options) *Parser {
 	p.slow = p.err != nil
 	p.b.Tools = opt.Tools
 	p.b.IDPrefix = opt.IDPrefix
+	p.b.Stream = opt.StreamCalls
 	p.b.Reset()
 	var sink fsm.Sink = &p.b
 	if opt.Strict != nil {
@@ -146,7 +156,7 @@ func (p *Parser) reportErr() {
 
 // machineOptions maps Options to the state machine's options.
 func machineOptions(opt Options) fsm.Options {
-	fo := fsm.Options{MaxCall: opt.MaxCallBytes, MarkupInCode: opt.MarkupInCode, Runaway: opt.Runaway}
+	fo := fsm.Options{MaxCall: opt.MaxCallBytes, MarkupInCode: opt.MarkupInCode, Runaway: opt.Runaway, Stream: opt.StreamCalls}
 	if opt.Dialects != nil {
 		fo.Dialects = make(map[string]bool, len(opt.Dialects))
 		for _, d := range opt.Dialects {

@@ -21,6 +21,9 @@ type Builder struct {
 	Tools *schema.Tools
 	// IDPrefix starts every generated call id ("call_" if empty).
 	IDPrefix string
+	// Stream sends calls as they are read: tool_call_start, then
+	// tool_call_delta events with the arguments' JSON text (stream.go).
+	Stream bool
 
 	events    []Event
 	off       int64 // input offset of the next byte to be reported
@@ -29,6 +32,8 @@ type Builder struct {
 	index     int
 	params    []schema.Param
 	repairs   []string
+	st        streamState // the call being streamed
+	lastName  string      // the last call's name: a call of the same name starts when complete
 }
 
 // Reset drops the events built so far and recycles their memory.
@@ -73,6 +78,7 @@ func (b *Builder) Text(p []byte) {
 	if len(p) == 0 {
 		return
 	}
+	b.st.active = false // a started call given back as text
 	off := b.advance(p)
 	if n := len(b.events); n > 0 && b.events[n-1].Type == Text && b.textStart >= 0 {
 		b.arena = append(b.arena, p...)
@@ -96,6 +102,13 @@ func (b *Builder) CallStart(name []byte) {
 		n = t.Name
 	} else if b.Tools.Len() > 0 {
 		return // an undeclared name: no early signal for a call that will not be executed
+	}
+	if b.Stream {
+		if n != b.lastName { // a repeat may belong to a loop: it starts when complete
+			t, _ := b.Tools.Lookup(n)
+			b.startStream(n, t, b.off)
+		}
+		return
 	}
 	b.events = append(b.events, Event{Type: ToolCallStart, Index: b.index, Name: n, Offset: b.off})
 }
@@ -132,7 +145,16 @@ func (b *Builder) Call(c *fsm.Call) {
 	}
 	n := len(b.arena)
 	args := b.arena
-	if c.Params != nil || c.Args == nil {
+	id := string(c.ID)
+	if b.Stream {
+		streamed, mismatched := b.finishStream(c, name, tool) // its events take arena room
+		if mismatched {
+			rep |= fsm.RSchemaMismatch
+		}
+		n = len(b.arena)
+		args = append(b.arena, streamed...)
+		id = b.st.id
+	} else if c.Params != nil || c.Args == nil {
 		b.params = b.params[:0]
 		for _, p := range c.Params {
 			b.params = append(b.params, schema.Param{Name: string(p.Name), Value: p.Value, Hint: schema.ValueHint(p.Hint)})
@@ -153,7 +175,6 @@ func (b *Builder) Call(c *fsm.Call) {
 	b.textStart = -1
 	start := len(b.repairs)
 	b.repairs = rep.Append(b.repairs)
-	id := string(c.ID)
 	if id == "" {
 		id = b.prefix() + strconv.Itoa(b.index)
 	}
@@ -192,12 +213,14 @@ func (b *Builder) Discard(raw []byte, reason fsm.Reason) {
 
 // Runaway reports a loop; raw is the markup it swallowed.
 func (b *Builder) Runaway(raw []byte, reason fsm.Reason) {
+	b.st.active = false
 	b.events = append(b.events, Event{Type: Runaway, Raw: b.keep(raw), Reason: reason, Offset: b.advance(raw)})
 }
 
 // Rejected reports input that was not parsed at all (fed after the end):
 // an error event whose raw bytes are p.
 func (b *Builder) Rejected(p []byte, msg string) {
+	b.st.active = false
 	b.events = append(b.events, Event{Type: Error, Message: msg, Raw: b.keep(p), Offset: b.advance(p)})
 }
 
@@ -207,6 +230,7 @@ func (b *Builder) Error(msg string, offset int64) {
 	if offset < 0 {
 		offset = b.off
 	}
+	b.st.active = false
 	b.events = append(b.events, Event{Type: Error, Message: msg, Offset: offset})
 }
 

@@ -27,6 +27,10 @@ const (
 	Discard
 	Runaway
 	Error
+	// ToolCallDelta is the next piece of a started call's arguments, as
+	// JSON text (Builder.Stream): the pieces of a call, concatenated, are
+	// its tool_call's Arguments.
+	ToolCallDelta
 )
 
 var typeNames = [...]string{
@@ -37,6 +41,7 @@ var typeNames = [...]string{
 	Discard:       "discard",
 	Runaway:       "runaway",
 	Error:         "error",
+	ToolCallDelta: "tool_call_delta",
 }
 
 func (t Type) String() string {
@@ -57,11 +62,12 @@ type Event struct {
 	Raw []byte
 	// Index is the call's position among the calls of the stream (0-based).
 	Index int
-	// ID is the call id (tool_call).
+	// ID is the call id (tool_call; tool_call_start of a streamed call).
 	ID string
 	// Name is the tool name (tool_call, tool_call_start).
 	Name string
-	// Arguments is a JSON object (tool_call).
+	// Arguments is a JSON object (tool_call), or the next piece of its
+	// JSON text (tool_call_delta).
 	Arguments json.RawMessage
 	// Dialect is the markup dialect a call was written in.
 	Dialect string
@@ -74,7 +80,7 @@ type Event struct {
 	// Message describes an error.
 	Message string
 	// Offset is the input offset of the event's first byte; for a
-	// tool_call_start, where the call's bytes begin; for an error, the
+	// tool_call_start or tool_call_delta, where the call's bytes begin; for an error, the
 	// offset it refers to. -1 for events that stand for no input bytes
 	// (reasoning from a separate channel of a provider stream).
 	Offset int64
@@ -127,8 +133,15 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	case ToolCallStart:
 		dst = append(dst, `,"index":`...)
 		dst = strconv.AppendInt(dst, int64(e.Index), 10)
+		if e.ID != "" {
+			dst = appendField(dst, "id", []byte(e.ID))
+		}
 		dst = appendField(dst, "name", []byte(e.Name))
 		dst = appendField(dst, "raw", e.Raw)
+	case ToolCallDelta:
+		dst = append(dst, `,"index":`...)
+		dst = strconv.AppendInt(dst, int64(e.Index), 10)
+		dst = appendField(dst, "arguments", e.Arguments)
 	case ToolCall:
 		dst = append(dst, `,"index":`...)
 		dst = strconv.AppendInt(dst, int64(e.Index), 10)

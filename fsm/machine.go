@@ -82,6 +82,9 @@ type Options struct {
 	// spans and fences is then parsed like any other.
 	MarkupInCode bool
 	Runaway      RunawayLimits
+	// Stream reports the arguments of a started call as they are read,
+	// to a sink that implements ArgSink (stream.go).
+	Stream bool
 }
 
 // RunawayLimits are the thresholds of the loop detector. Zero values take
@@ -197,6 +200,10 @@ type call struct {
 	swap   *swap // a marker standing where an argument's opener may belong (substitute.go)
 	slot   slot  // where its name was written, if not in its own slot (slots.go)
 	fence  int   // end in m.buf of a code fence before the body: its info string is markup (fence.go)
+	// started: its name was reported (Sink.CallStart); streamed: of its
+	// arguments, how many were reported to an ArgSink (stream.go).
+	started  bool
+	streamed int
 }
 
 // keyVal is a key waiting for its value (key/value dialects).
@@ -456,16 +463,18 @@ func (m *Machine) Write(p []byte) {
 		if m.ix.leads {
 			m.prev = p[len(p)-1]
 		}
+		m.streamArgs()
 		return
 	}
 	m.lex.Feed(p)
 	for {
 		t, ok := m.lex.Next(false)
 		if !ok {
-			return
+			break
 		}
 		m.token(t)
 	}
+	m.streamArgs()
 }
 
 // Close ends the stream: held-back bytes are resolved and open markup is

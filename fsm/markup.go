@@ -281,9 +281,15 @@ func (m *Machine) setDialect(s *Spec) {
 	m.call.muted = m.ix.on&specSet(s) == 0
 }
 
-// callStart signals a call's name once it is known.
+// callStart signals a call's name once it is known. When arguments are
+// streamed, not for a call in a run of openers without closers: it may
+// belong to a loop, and goes out whole when it completes.
 func (m *Machine) callStart(name []byte) {
-	if len(name) > 0 && !m.call.muted {
+	if m.opt.Stream && m.openers > 1 {
+		return
+	}
+	if len(name) > 0 && !m.call.muted && !m.call.started {
+		m.call.started = true
 		m.sink.CallStart(name)
 	}
 }

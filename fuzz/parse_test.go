@@ -59,8 +59,14 @@ func parseRun(opt toolsieve.Options, data []byte, pieces [][]byte, how string) (
 	var text []byte
 	var back []byte      // text of text events and raw of the others, in order
 	fed, checked := 0, 0 // bytes fed; bytes of back already compared
+	var st streamCheck
 	take := func(evs []toolsieve.Event, step string) error {
 		for _, e := range evs {
+			if opt.StreamCalls {
+				if err := st.event(&e); err != nil {
+					return fmt.Errorf("%s, %s: streamed calls: %v", how, step, err)
+				}
+			}
 			if e.Type == toolsieve.Error && e.Message == fsm.ErrNoProgress {
 				return fmt.Errorf("%s, %s: the machine made no progress at offset %d", how, step, e.Offset)
 			}
@@ -108,6 +114,73 @@ func parseRun(opt toolsieve.Options, data []byte, pieces [][]byte, how string) (
 	}
 	out.text = string(text)
 	return out, nil
+}
+
+// streamCheck follows the streamed calls of one run (Options.StreamCalls):
+// a tool_call comes after one tool_call_start of its index, id and name,
+// and its tool_call_delta pieces concatenate to its arguments.
+type streamCheck struct {
+	open  bool
+	start toolsieve.Event
+	args  []byte
+}
+
+func (s *streamCheck) event(e *toolsieve.Event) error {
+	switch e.Type {
+	case toolsieve.ToolCallStart:
+		if s.open {
+			return fmt.Errorf("start of call %d while call %d is open", e.Index, s.start.Index)
+		}
+		s.open, s.start, s.args = true, e.Clone(), s.args[:0]
+	case toolsieve.ToolCallDelta:
+		if !s.open || e.Index != s.start.Index {
+			return fmt.Errorf("delta of call %d without its start", e.Index)
+		}
+		s.args = append(s.args, e.Arguments...)
+	case toolsieve.ToolCall:
+		if !s.open || e.Index != s.start.Index || e.ID != s.start.ID || e.Name != s.start.Name {
+			return fmt.Errorf("call %d %q (%s) without its start", e.Index, e.Name, e.ID)
+		}
+		if !bytes.Equal(s.args, e.Arguments) {
+			return fmt.Errorf("call %d: deltas %q, arguments %q", e.Index, s.args, e.Arguments)
+		}
+		s.open = false
+	case toolsieve.Text, toolsieve.Runaway, toolsieve.Error:
+		s.open = false // a started call that will not complete
+	}
+	return nil
+}
+
+// sameDecoded compares the calls of a run with streamed calls to those of
+// one without: the same names and dialects, and arguments that decode to
+// the same values (a name written twice counts once, the last).
+func sameDecoded(plain, streamed []string) bool {
+	if len(plain) != len(streamed) {
+		return false
+	}
+	for i := range plain {
+		if decodeCall(plain[i]) != decodeCall(streamed[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeCall decodes the arguments of a call as parseRun writes it.
+func decodeCall(c string) string {
+	var name string
+	n, _ := fmt.Sscanf(c, "%q", &name)
+	if n != 1 {
+		return c
+	}
+	rest := c[len(fmt.Sprintf("%q", name))+1:]
+	dec := json.NewDecoder(bytes.NewReader([]byte(rest)))
+	var v any
+	if dec.Decode(&v) != nil {
+		return c
+	}
+	norm, _ := json.Marshal(v)
+	return name + " " + string(norm) + rest[dec.InputOffset():]
 }
 
 // parseCuts splits data in pieces derived from seed: up to 2, 8, 64 or
@@ -161,7 +234,19 @@ func parseCheck(opt toolsieve.Options, data []byte, seed uint64, mode string) er
 	if got, err = parseRun(opt, data, cuts, how); err != nil {
 		return err
 	}
-	return parseSame(whole, got, how, data)
+	if err := parseSame(whole, got, how, data); err != nil || !opt.StreamCalls {
+		return err
+	}
+	opt.StreamCalls = false
+	plain, err := parseRun(opt, data, [][]byte{data}, mode+", not streamed")
+	if err != nil {
+		return err
+	}
+	if !sameDecoded(plain.calls, whole.calls) || plain.text != whole.text {
+		return fmt.Errorf("%s: streamed calls differ from calls not streamed for input %q\nnot streamed: %v %q\nstreamed: %v %q",
+			mode, data, plain.calls, plain.text, whole.calls, whole.text)
+	}
+	return nil
 }
 
 // addParseFixtureSeeds adds every fixture input of ../testdata/cases.
@@ -185,8 +270,9 @@ func addParseFixtureSeeds(f *testing.F) {
 		}
 		for _, c := range cases {
 			k++
-			f.Add([]byte(c.Input), k<<1)   // without declared tools
-			f.Add([]byte(c.Input), k<<1|1) // with declared tools
+			f.Add([]byte(c.Input), k<<1)        // without declared tools
+			f.Add([]byte(c.Input), k<<1|1)      // with declared tools
+			f.Add([]byte(c.Input), k<<1|1<<5|1) // with declared tools, streamed calls
 		}
 	}
 }
@@ -216,7 +302,8 @@ func addParseCorpusSeeds(f *testing.F, dir string, limit int) {
 }
 
 // FuzzParse checks the parser on any input, with and without declared
-// tools (bit 0 of the seed), with MaxCallBytes 4096 or 256 (bit 4):
+// tools (bit 0 of the seed), with MaxCallBytes 4096 or 256 (bit 4), with
+// and without streamed calls (bit 5):
 //
 //   - no panic, no hang (10 s per input);
 //   - accounting (docs/contract.md invariant 1): text of text events and raw of
@@ -228,7 +315,10 @@ func addParseCorpusSeeds(f *testing.F, dir string, limit int) {
 //     ways of feeding;
 //   - bounds (invariant 4): after every Feed, Holding() is at most
 //     1024 + 5 × MaxCallBytes (the call in progress and up to 4 calls held
-//     as a possible loop); every tool_call's arguments are a JSON object.
+//     as a possible loop); every tool_call's arguments are a JSON object;
+//   - streamed calls: each call after one start, its deltas concatenating
+//     to its arguments, and the calls and text those of the same input
+//     parsed without streaming (arguments compared decoded).
 //
 // Seeds: every fixture input of ../testdata/cases, and up to 100 files of
 // each of the xml and htmltemplate corpora of ../../shared/go-fuzz-corpus
@@ -250,6 +340,10 @@ func FuzzParse(f *testing.F) {
 		}
 		if seed>>4&1 == 1 {
 			opt.MaxCallBytes = parseSmallCall
+		}
+		if seed>>5&1 == 1 {
+			opt.StreamCalls = true
+			mode += ", streamed calls"
 		}
 		mode += fmt.Sprintf(", cap %d", opt.MaxCallBytes)
 		// The checks run under a watchdog so that an input that makes the

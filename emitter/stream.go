@@ -1,0 +1,130 @@
+package emitter
+
+import (
+	"strconv"
+
+	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve/internal/schema"
+	"github.com/toolsieve/toolsieve/lexer"
+)
+
+// Streamed calls (Builder.Stream). A call goes out as tool_call_start (its
+// index, id and name) as soon as its name is known, then as
+// tool_call_delta events whose Arguments, concatenated, are the call's
+// arguments object as JSON text, and ends with its tool_call, whose
+// Arguments are that whole text. The arguments are written one member at
+// a time (schema.ArgsWriter): a member once it is complete, a value that
+// will be a JSON string whatever follows while it is being read.
+//
+// A started call that does not complete is followed, before any later
+// call's start, by what tells why: a runaway (it belonged to a loop), or
+// its markup as text and an error (its arguments could not be read, or
+// strict mode refused it). A call that may repeat the one before it (the
+// same name) is not started early: a loop of calls is caught before any of
+// it goes out; it goes out whole when it completes.
+
+// streamState is the started call whose arguments are being streamed.
+type streamState struct {
+	active  bool // a tool_call_start went out, and no tool_call yet
+	index   int
+	id      string
+	tool    *schema.Tool
+	w       schema.ArgsWriter
+	members int    // complete members written
+	open    bool   // a string value is being written: the member after those
+	sent    int    // bytes of the open value written
+	args    []byte // the arguments written so far
+}
+
+// startStream sends the tool_call_start of the next call, named name.
+func (b *Builder) startStream(name string, tool *schema.Tool, off int64) {
+	st := &b.st
+	st.active, st.index, st.id, st.tool = true, b.index, b.prefix()+strconv.Itoa(b.index), tool
+	st.w.Reset(tool)
+	st.members, st.open, st.sent, st.args = 0, false, 0, st.args[:0]
+	b.events = append(b.events, Event{Type: ToolCallStart, Index: b.index, ID: st.id, Name: name, Offset: off})
+}
+
+// delta sends the arguments written since mark.
+func (b *Builder) delta(mark int) {
+	if piece := b.st.args[mark:]; len(piece) > 0 {
+		b.events = append(b.events, Event{Type: ToolCallDelta, Index: b.st.index, Arguments: b.keep(piece), Offset: b.off})
+	}
+}
+
+// cancelStream forgets a started call that will not complete.
+func (b *Builder) cancelStream() { b.st.active = false }
+
+// Arg writes the next complete argument of the started call.
+func (b *Builder) Arg(name, value []byte, hint fsm.Hint) {
+	st := &b.st
+	if !st.active {
+		return
+	}
+	mark := len(st.args)
+	if st.open {
+		st.args = schema.AppendStringPiece(st.args, value[min(st.sent, len(value)):])
+		st.args = append(st.args, '"')
+		st.open = false
+	} else {
+		st.args = st.w.Member(st.args, &schema.Param{Name: string(name), Value: value, Hint: schema.ValueHint(hint)})
+	}
+	st.members++
+	b.delta(mark)
+}
+
+// ArgPrefix writes what is new of the value being read, once it shows
+// that the value is a JSON string.
+func (b *Builder) ArgPrefix(name, prefix []byte, hint fsm.Hint) {
+	st := &b.st
+	if !st.active {
+		return
+	}
+	mark := len(st.args)
+	if !st.open {
+		var ok bool
+		if st.args, ok = st.w.StringStart(st.args, string(name), schema.ValueHint(hint), prefix); !ok {
+			return
+		}
+		st.open, st.sent = true, 0
+	}
+	if st.sent < len(prefix) {
+		next := prefix[st.sent:]
+		next = next[:lexer.CompleteUTF8(next)] // escaped whole characters only
+		st.args = schema.AppendStringPiece(st.args, next)
+		st.sent += len(next)
+	}
+	b.delta(mark)
+}
+
+// finishStream writes the rest of call c's arguments, typed by tool, and
+// returns them whole; mismatched reports a value that did not fit.
+func (b *Builder) finishStream(c *fsm.Call, name string, tool *schema.Tool) (args []byte, mismatched bool) {
+	st := &b.st
+	if !st.active || st.index != b.index {
+		b.startStream(name, tool, b.off)
+	}
+	mark := len(st.args)
+	if c.Params != nil || c.Args == nil {
+		for i := st.members; i < len(c.Params); i++ {
+			p := &c.Params[i]
+			if st.open {
+				st.args = schema.AppendStringPiece(st.args, p.Value[min(st.sent, len(p.Value)):])
+				st.args = append(st.args, '"')
+				st.open = false
+				continue
+			}
+			st.args = st.w.Member(st.args, &schema.Param{Name: string(p.Name), Value: p.Value, Hint: schema.ValueHint(p.Hint)})
+		}
+		st.args = st.w.End(st.args)
+		mismatched = st.w.Mismatched()
+	} else {
+		v, fits := schema.TypeJSONValue(c.Args, toolSchema(tool))
+		st.args = append(st.args, v...)
+		mismatched = !fits
+	}
+	b.delta(mark)
+	st.active = false
+	b.lastName = name
+	return st.args, mismatched
+}

@@ -1,0 +1,140 @@
+package fsm
+
+import "github.com/toolsieve/toolsieve/lexer"
+
+// Streamed arguments (Options.Stream). After each chunk the machine tells an
+// ArgSink how far the arguments of the started call in progress have been
+// read: each argument element once it is complete, and the bytes of the
+// value being written that can no longer change. A client can then show a
+// long value (a file being written) while the model is still writing it.
+//
+// Only bytes that are final are reported: the value of an argument ends
+// where its closer begins, so the bytes a pending closer may claim, the
+// word before a '>' that may turn out to be a misspelt closer
+// (`…parameter>`), and the newline a dialect trims off the end of a value
+// wait until what follows decides them. A value that may turn out to be one
+// CDATA section is not reported until it is complete.
+//
+// Arguments are reported only while nothing may change what was already
+// reported: not for a call on probation (a name in a parameter slot, a
+// marker that may stand for an argument's opener), not for a call in a run
+// of openers without closers (it may belong to a loop), not while calls are
+// held as a possible loop (loopHold drops what it is given then). JSON and
+// other bodies report nothing here: their arguments come with the call.
+
+// ArgSink receives the arguments of the started call in progress. A sink
+// given to New that implements it gets them when Options.Stream is set.
+// Byte slices are valid only during the call.
+type ArgSink interface {
+	// Arg reports the next complete argument of the call: its name, value
+	// and hint, as the call will carry it in Call.Params.
+	Arg(name, value []byte, hint Hint)
+	// ArgPrefix reports the first bytes of the argument that follows the
+	// ones reported with Arg: the value's bytes so far that are final. It
+	// is reported again, longer, as more is read; then that argument comes
+	// whole with Arg.
+	ArgPrefix(name, prefix []byte, hint Hint)
+}
+
+// streamArgs reports the progress of the started call's arguments.
+func (m *Machine) streamArgs() {
+	if !m.opt.Stream || m.lv != lvCall && m.lv != lvValue {
+		return
+	}
+	c := &m.call
+	if c.muted || c.swap != nil || c.slot != slotOwn || c.spec.shape == shAttrJSON || m.openers > 1 || len(m.envs) > 0 {
+		return
+	}
+	if !c.started {
+		// Without a wrapper a call starts once an argument opened: the
+		// markup is then more than one tag that prose may hold.
+		if !m.blk.implicit || len(c.params) == 0 && m.lv != lvValue {
+			return
+		}
+		m.callStart(m.nameOf(c.name))
+		if !c.started {
+			return
+		}
+	}
+	for ; c.streamed < len(c.params); c.streamed++ {
+		p := &c.params[c.streamed]
+		if p.name.b > p.name.a { // an argument without a name is never passed (unread.go)
+			m.loop.Arg(m.nameOf(p.name), m.buf[p.val.a:p.val.b], p.hint)
+		}
+	}
+	if m.lv != lvValue || m.val.isKey || c.spec.key != lexer.Unknown && !c.kv.has {
+		return
+	}
+	name := m.nameOf(m.val.name)
+	if len(name) == 0 {
+		return
+	}
+	if v, ok := m.finalValue(); ok {
+		m.loop.ArgPrefix(name, v, m.val.hint)
+	}
+}
+
+// finalValue returns the bytes of the value in progress that no later
+// input can change, once its first bytes show where it starts.
+func (m *Machine) finalValue() ([]byte, bool) {
+	a, end := m.val.start, len(m.buf)
+	if m.pend.active {
+		end = min(end, m.pend.start)
+	}
+	s := m.call.spec
+	if s.trimNL {
+		switch {
+		case a == end:
+			return nil, false
+		case m.buf[a] == '\n':
+			a++
+		case m.buf[a] == '\r':
+			if a+1 == end {
+				return nil, false
+			}
+			if m.buf[a+1] == '\n' {
+				a += 2
+			}
+		}
+	}
+	if s.cdata {
+		i := firstNonSpace(m.buf[a:end])
+		if i < 0 || m.buf[a+i] == '<' {
+			return nil, false // it may be one CDATA section, unwrapped when complete
+		}
+	}
+	// The word before a '>' to come may be a misspelt closer, or one
+	// without its '<' (`/｜DSML｜parameter`): see textInValue.
+	for k := 0; end > a && k < maxCloserTail && closerTail(m.buf[end-1]); k++ {
+		end--
+	}
+	if s.trimNL && end > a && m.buf[end-1] == '\n' {
+		end--
+	}
+	if s.trimNL && end > a && m.buf[end-1] == '\r' {
+		end--
+	}
+	return m.buf[a:end], true
+}
+
+// maxCloserTail bounds the bytes a closer found at a '>' may reach back:
+// a word (maxHeldWord), a slash and DSML prefixes with their bars.
+const maxCloserTail = maxHeldWord + 64
+
+// closerTail reports whether c may belong to a closer written without its
+// '<': a word byte, '/', '<', a bar or a byte of a wide bar.
+func closerTail(c byte) bool { return isWordByte(c) || c == '/' || c == '<' || c == '|' || c >= 0x80 }
+
+// Arg passes an argument on unless calls are held.
+func (h *loopHold) Arg(name, value []byte, hint Hint) {
+	if as, ok := h.out.(ArgSink); ok && !h.busy() {
+		as.Arg(name, value, hint)
+	}
+}
+
+// ArgPrefix passes a value's first bytes on unless calls are held.
+func (h *loopHold) ArgPrefix(name, prefix []byte, hint Hint) {
+	if as, ok := h.out.(ArgSink); ok && !h.busy() {
+		as.ArgPrefix(name, prefix, hint)
+	}
+}

@@ -1,0 +1,143 @@
+package schema
+
+import "github.com/toolsieve/toolsieve/internal/jsonspan"
+
+// ArgsWriter writes an arguments object one member at a time, for calls
+// whose arguments are streamed: each member is typed as BuildArguments
+// types it, and a value that will be a JSON string whatever follows can be
+// written while it is still being read. Unlike BuildArguments, a name
+// written twice gives two members, in the order written (JSON readers keep
+// the last): what was sent cannot be taken back.
+type ArgsWriter struct {
+	t          typer
+	root       *Schema
+	n          int  // members written
+	mismatched bool // a member did not fit the schema
+}
+
+// Reset starts a new object for tool (nil: no schema).
+func (w *ArgsWriter) Reset(tool *Tool) {
+	*w = ArgsWriter{}
+	if tool != nil {
+		w.root = tool.Schema
+	}
+}
+
+// Mismatched reports whether a member written so far did not fit the
+// schema (or is not declared where the schema allows no others).
+func (w *ArgsWriter) Mismatched() bool { return w.mismatched }
+
+// key appends what comes before a member's value: the object's opening
+// brace or a comma, and the name.
+func (w *ArgsWriter) key(dst []byte, name string) []byte {
+	if w.n == 0 {
+		dst = append(dst, '{')
+	} else {
+		dst = append(dst, ',')
+	}
+	w.n++
+	if !w.root.declares(name) {
+		w.mismatched = true
+	}
+	dst = jsonspan.AppendString(dst, name)
+	return append(dst, ':')
+}
+
+// Member appends the member p, typed by the schema.
+func (w *ArgsWriter) Member(dst []byte, p *Param) []byte {
+	dst = w.key(dst, p.Name)
+	dst, fit := w.t.param(dst, p, w.root.Property(p.Name))
+	if !fit {
+		w.mismatched = true
+	}
+	return dst
+}
+
+// StringStart appends the start of member name up to its string value's
+// opening quote, when the value, of which prefix is the start, will be
+// typed as a JSON string of its raw text whatever follows. decided is
+// false while the prefix is too short to tell, and when the value may be
+// typed otherwise: it must then be written whole, with Member.
+func (w *ArgsWriter) StringStart(dst []byte, name string, hint ValueHint, prefix []byte) (out []byte, decided bool) {
+	if !rawString(w.root.Property(name), hint, prefix) {
+		return dst, false
+	}
+	dst = w.key(dst, name)
+	return append(dst, '"'), true
+}
+
+// End appends the object's closing brace (and its opening one if no
+// member was written).
+func (w *ArgsWriter) End(dst []byte) []byte {
+	if w.n == 0 {
+		dst = append(dst, '{')
+	}
+	return append(dst, '}')
+}
+
+// AppendStringPiece appends a piece of a string value, escaped as
+// jsonspan.AppendString escapes it, without quotes. Pieces cut between
+// characters escape to what the whole value escapes to.
+func AppendStringPiece(dst, piece []byte) []byte {
+	n := len(dst)
+	dst = jsonspan.AppendString(dst, piece)
+	copy(dst[n:], dst[n+1:len(dst)-1])
+	return dst[:len(dst)-2]
+}
+
+// rawString reports whether a raw value starting with prefix is typed by s
+// as the JSON string of its text, whatever follows (see typer.raw).
+func rawString(s *Schema, hint ValueHint, prefix []byte) bool {
+	switch {
+	case hint == HintJSON:
+		return false
+	case s != nil && s.kinds == kStr && s.enum == nil && len(s.alts) == 0:
+		return true // the common case of typer.raw
+	case hint == HintString && acceptsString(s):
+		return true
+	case s != nil && (s.kinds != 0 || s.enum != nil || len(s.alts) != 0):
+		return false
+	}
+	// No constraint: literals and numbers count only when exact, objects
+	// and arrays after trimming; everything else is a string.
+	i := 0
+	for i < len(prefix) && isTrimSpace(prefix[i]) {
+		i++
+	}
+	if i == len(prefix) {
+		return false
+	}
+	if c := prefix[i]; c == '{' || c == '[' {
+		return false
+	}
+	if i > 0 {
+		return true // a literal or a number has no leading space
+	}
+	head := prefix[:min(len(prefix), maxNumberLook)]
+	return !numberLike(head) && !literalPrefix(head)
+}
+
+// maxNumberLook bounds the bytes looked at to tell a number from text: a
+// value that starts with a longer run of number bytes waits until complete.
+const maxNumberLook = 64
+
+// numberLike reports whether every byte of b may belong to a JSON number.
+func numberLike(b []byte) bool {
+	for _, c := range b {
+		if !isDigit(c) && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			return false
+		}
+	}
+	return true
+}
+
+// literalPrefix reports whether b is the start of a literal that an
+// unconstrained value becomes (true, False, None, ...).
+func literalPrefix(b []byte) bool {
+	for _, l := range [...]string{"true", "false", "null", "True", "False", "None"} {
+		if len(b) <= len(l) && string(b) == l[:len(b)] {
+			return true
+		}
+	}
+	return false
+}
