@@ -398,28 +398,42 @@ func (s *anStream) reasoning(t []byte) {
 }
 
 func (s *anStream) call(e *toolsieve.Event) {
-	w := s.w
+	sc := streamedCall{id: e.ID, name: e.Name}
+	s.callStart(&sc)
+	s.callDelta(&sc, callArgs(e))
+	s.callEnd(&sc)
+}
+
+// callStart opens a streamed call's tool_use block.
+func (s *anStream) callStart(sc *streamedCall) {
 	b := s.cur
 	s.closeOpen(b)
 	s.dropHeld(b)
 	b.hadCall = true
-	s.calls++
-	c := callOut{id: e.ID, name: e.Name, args: callArgs(e)}
-	idx := s.out
+	sc.out = s.out
 	s.out++
 	s.tmp = append(s.tmp[:0], `{"type":"content_block_start","index":`...)
-	s.tmp = strconv.AppendInt(s.tmp, int64(idx), 10)
+	s.tmp = strconv.AppendInt(s.tmp, int64(sc.out), 10)
 	s.tmp = append(s.tmp, `,"content_block":`...)
-	s.tmp = appendToolUse(s.tmp, c, false)
+	s.tmp = appendToolUse(s.tmp, callOut{id: sc.id, name: sc.name}, false)
 	s.tmp = append(s.tmp, '}')
-	w.emitEvent("content_block_start", s.tmp)
+	s.w.emitEvent("content_block_start", s.tmp)
+}
+
+// callDelta sends a piece of a streamed call's input.
+func (s *anStream) callDelta(sc *streamedCall, piece []byte) {
 	s.tmp = append(s.tmp[:0], `{"type":"content_block_delta","index":`...)
-	s.tmp = strconv.AppendInt(s.tmp, int64(idx), 10)
+	s.tmp = strconv.AppendInt(s.tmp, int64(sc.out), 10)
 	s.tmp = append(s.tmp, `,"delta":{"type":"input_json_delta","partial_json":`...)
-	s.tmp = jsonspan.AppendQuoted(s.tmp, c.args)
+	s.tmp = jsonspan.AppendQuoted(s.tmp, piece)
 	s.tmp = append(s.tmp, "}}"...)
-	w.emitEvent("content_block_delta", s.tmp)
-	s.stopEvent(idx)
+	s.w.emitEvent("content_block_delta", s.tmp)
+}
+
+// callEnd closes a streamed call's block.
+func (s *anStream) callEnd(sc *streamedCall) {
+	s.calls++
+	s.stopEvent(sc.out)
 }
 
 func (s *anStream) stopEvent(idx int) {
@@ -582,6 +596,9 @@ func (s *anStream) sortedBlocks() []*anBlock {
 // finish ends the stream at its end of input, or cleanly after a runaway:
 // open blocks are stopped and a message_delta and message_stop follow.
 func (s *anStream) finish(runaway bool) {
+	if s.w.fault != nil {
+		return // the stream ends with an error, not as an answer
+	}
 	if !runaway {
 		for _, b := range s.sortedBlocks() {
 			if b.text && !b.stopped {
@@ -604,7 +621,7 @@ func (s *anStream) finish(runaway bool) {
 			s.materialize(s, &b.textChan)
 			s.kind = runNone
 			s.startRun(&b.textChan, nil)
-			if !s.w.runs(b.p.Close(), s, &s.kind, &s.run) {
+			if !s.w.runs(b.p.Close(), s, &b.textChan, &s.kind, &s.run) {
 				s.w.flushRun(s, &s.kind, &s.run)
 			}
 			s.closeOpen(b)

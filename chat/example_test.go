@@ -29,7 +29,6 @@ func ExampleNewRewriter() {
 	// Output:
 	// data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Listing.\n"},"finish_reason":null}]}
 	// data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"ls","arguments":"{\"path\":\"src\"}"}}]},"logprobs":null,"finish_reason":null}]}
-	// data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}
 	// data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
 	// data: [DONE]
 }

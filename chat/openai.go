@@ -179,6 +179,31 @@ func (s *oaStream) call(e *toolsieve.Event) {
 	s.synth(ch, s.tmp, "")
 }
 
+// callStart opens a streamed call: its tool_calls entry with id, type and
+// name, and empty arguments.
+func (s *oaStream) callStart(sc *streamedCall) {
+	ch := s.cur
+	sc.out = ch.nextTool
+	ch.nextTool++
+	s.tmp = append(s.tmp[:0], `{"tool_calls":[`...)
+	s.tmp = appendOpenAICall(s.tmp, sc.out, callOut{id: sc.id, name: sc.name})
+	s.tmp = append(s.tmp, "]}"...)
+	s.synth(ch, s.tmp, "")
+}
+
+// callDelta sends a piece of a streamed call's arguments.
+func (s *oaStream) callDelta(sc *streamedCall, piece []byte) {
+	s.tmp = append(s.tmp[:0], `{"tool_calls":[{"index":`...)
+	s.tmp = strconv.AppendInt(s.tmp, int64(sc.out), 10)
+	s.tmp = append(s.tmp, `,"function":{"arguments":`...)
+	s.tmp = jsonspan.AppendQuoted(s.tmp, piece)
+	s.tmp = append(s.tmp, "}}]}"...)
+	s.synth(s.cur, s.tmp, "")
+}
+
+// callEnd counts a streamed call: its arguments went out with its pieces.
+func (s *oaStream) callEnd(*streamedCall) { s.cur.calls++ }
+
 // choiceDelta handles one element of a chunk's choices array.
 func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, single bool) (held bool) {
 	var ok bool
@@ -263,6 +288,8 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 	}
 	run := s.lastRun(s, &ch.textChan, finishing)
 	switch {
+	case len(run) == 0 && len(s.in) > 0 && s.onlyContent(data, single, finishing, toolsM):
+		return true // its content went into the chunks made before it, or waits: nothing is left to send
 	case contentM.Start >= 0:
 		if !bytes.Equal(run, s.in) {
 			s.edits = append(s.edits, jsonspan.Edit{Start: contentM.Start, End: contentM.End, Repl: s.w.keepQuoted(run)})
@@ -273,6 +300,23 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 		s.text(run)
 	}
 	return false
+}
+
+// onlyContent reports whether the chunk being handled says nothing but
+// its choice's content: one choice, no finish, role, tool calls or usage.
+func (s *oaStream) onlyContent(data []byte, single, finishing bool, toolsM jsonspan.Member) bool {
+	if !single || finishing || toolsM.Start >= 0 || len(s.dms) != 1 || len(s.cms) > 4 {
+		return false
+	}
+	for _, m := range s.cms {
+		switch string(m.Key) {
+		case "index", "delta", "logprobs", "finish_reason":
+		default:
+			return false
+		}
+	}
+	u, has := jsonspan.Lookup(data, s.ms, "usage")
+	return !has || jsonspan.IsNull(data, u)
 }
 
 // original sends a held chunk of the current choice as it came.
@@ -413,6 +457,9 @@ func (w *streamRewriter) nativeArgs(name, held []byte) []byte {
 // a runaway (then each choice also gets a final chunk and the stream
 // [DONE]).
 func (s *oaStream) finish(runaway bool) {
+	if s.w.fault != nil {
+		return // the stream ends with an error, not as an answer
+	}
 	w := s.w
 	if len(s.tmpl) == 0 {
 		return

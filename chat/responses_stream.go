@@ -506,17 +506,32 @@ func (s *rsStream) reasoning(t []byte) {
 }
 
 func (s *rsStream) call(e *toolsieve.Event) {
+	sc := streamedCall{id: e.ID, name: e.Name, args: callArgs(e)}
+	s.callStart(&sc)
+	s.callDelta(&sc, sc.args)
+	s.callEnd(&sc)
+}
+
+// callStart opens a streamed call's function_call item.
+func (s *rsStream) callStart(sc *streamedCall) {
 	it := s.split()
 	s.closeReasoning(it)
-	c := callOut{id: e.ID, name: e.Name, args: callArgs(e)}
-	out := s.newOut(-1)
-	id := idBody("fc_" + c.id)
-	s.putItem("response.output_item.added", out, appendResponsesCall(nil, id, c, "in_progress", false))
-	s.putPart("response.function_call_arguments.delta", id, out, -1, member("delta", c.args))
-	s.putPart("response.function_call_arguments.done", id, out, -1, member("arguments", c.args))
-	item := appendResponsesCall(nil, id, c, "completed", true)
-	s.putItem("response.output_item.done", out, item)
-	s.outs[out].json = item
+	sc.out, sc.item = s.newOut(-1), idBody("fc_"+sc.id)
+	s.putItem("response.output_item.added", sc.out, appendResponsesCall(nil, sc.item, callOut{id: sc.id, name: sc.name}, "in_progress", false))
+}
+
+// callDelta sends a piece of a streamed call's arguments.
+func (s *rsStream) callDelta(sc *streamedCall, piece []byte) {
+	s.putPart("response.function_call_arguments.delta", sc.item, sc.out, -1, member("delta", piece))
+}
+
+// callEnd sends a streamed call's arguments whole and its item, done.
+func (s *rsStream) callEnd(sc *streamedCall) {
+	c := callOut{id: sc.id, name: sc.name, args: sc.args}
+	s.putPart("response.function_call_arguments.done", sc.item, sc.out, -1, member("arguments", c.args))
+	item := appendResponsesCall(nil, sc.item, c, "completed", true)
+	s.putItem("response.output_item.done", sc.out, item)
+	s.outs[sc.out].json = item
 }
 
 // endPart closes p's parser and sends what it held. It reports a runaway.
@@ -690,6 +705,9 @@ func (s *rsStream) output(data []byte, els []jsonspan.Span) []byte {
 // out), or after a runaway: what is open is closed and a
 // response.incomplete ends the stream, as when the token limit cuts it.
 func (s *rsStream) finish(runaway bool) {
+	if s.w.fault != nil {
+		return // the stream ends with an error, not as an answer
+	}
 	if s.ended {
 		return
 	}

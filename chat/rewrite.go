@@ -191,6 +191,7 @@ func (w *streamRewriter) idPrefix(anthropic bool, n int) string {
 func (w *streamRewriter) newParser(anthropic bool, n int) *toolsieve.Parser {
 	o := w.opt
 	o.IDPrefix = w.idPrefix(anthropic, n)
+	o.StreamCalls = o.StreamCalls && w.mode == modeSSE // a document's calls go out whole
 	return toolsieve.NewParser(o)
 }
 
@@ -362,14 +363,25 @@ type sink interface {
 	text(b []byte)           // a text run that is followed by something else
 	reasoning(b []byte)      // a reasoning run
 	call(e *toolsieve.Event) // a recovered call
+	// A streamed call (streamcalls.go): its start, a piece of its
+	// arguments, its end.
+	callStart(sc *streamedCall)
+	callDelta(sc *streamedCall, piece []byte)
+	callEnd(sc *streamedCall)
 }
 
-// runs groups events into runs and passes them to s; the last text run is
-// returned instead (it goes into the event being edited). buf is scratch.
+// runs groups events of content stream c into runs and passes them to s;
+// the last text run is returned instead (it goes into the event being
+// edited). buf is scratch.
 // stop is true when a runaway was met; events after it are ignored.
-func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, kind *runKind, buf *[]byte) (stop bool) {
+func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, c *textChan, kind *runKind, buf *[]byte) (stop bool) {
 	for i := range evs {
 		e := &evs[i]
+		if handled, stop := w.streamEvent(e, s, c, kind, buf); stop {
+			return true
+		} else if handled {
+			continue
+		}
 		switch e.Type {
 		case toolsieve.Text:
 			if *kind == runReasoning {

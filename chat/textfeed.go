@@ -16,6 +16,7 @@ type textChan struct {
 	p     *toolsieve.Parser
 	carry []byte // an incomplete UTF-8 sequence moved to the next delta
 	q     textQueue
+	sc    streamedCall // the call being streamed (streamcalls.go)
 }
 
 // textSink is what the shared feeding code needs of a stream: the sink
@@ -74,7 +75,7 @@ func (f *textFeed) process(s textSink, c *textChan, evs []toolsieve.Event) (stop
 		f.materialize(s, c)
 		f.startRun(c, f.tb)
 	}
-	return f.w.runs(evs, s, &f.kind, &f.run)
+	return f.w.runs(evs, s, c, &f.kind, &f.run)
 }
 
 // materialize gives up the events c holds: the text released from them

@@ -292,19 +292,31 @@ func TestE2EFaults(t *testing.T) {
 	})
 	t.Run("hard cut", func(t *testing.T) {
 		// The upstream connection drops inside a call: the text before it
-		// reaches the client, the cut call is not run (its markup stays
-		// text), and an error event ends the stream cleanly.
+		// reaches the client, the cut call is not run, and an error event
+		// ends the stream cleanly. Streamed (lenient's default), the call
+		// started to go out, and the stream ends with the error, without a
+		// finish reason; not streamed, its markup stays text.
 		client := chattest.LoopbackClient(t, nil)
-		resp, err := client.Post(env.proxy.URL+"/v1/chat/completions", "application/json",
-			strings.NewReader(`{"model":"hardcut","stream":true,"messages":[{"role":"user","content":`+chattest.Quote(cutContent)+`}]}`))
-		require.NoError(t, err)
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.NoError(t, err)
-		require.NotContains(t, string(b), `"tool_calls"`)
-		require.Contains(t, string(b), `<function=write>`)
-		require.Contains(t, string(b), `data: {"error":{"message":"toolsieve: upstream answer broke off`)
-		_, err = openAIStreamed(ctx, oc, "hardcut", cutContent)
+		for _, mode := range []string{"lenient", "strict"} {
+			req, _ := http.NewRequest(http.MethodPost, env.proxy.URL+"/v1/chat/completions",
+				strings.NewReader(`{"model":"hardcut","stream":true,"messages":[{"role":"user","content":`+chattest.Quote(cutContent)+`}]}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(sievehttp.HeaderMode, mode)
+			resp, err := client.Do(req)
+			require.NoError(t, err)
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.NoError(t, err)
+			if mode == "lenient" {
+				require.Contains(t, string(b), `"tool_calls"`)
+			} else {
+				require.NotContains(t, string(b), `"tool_calls"`)
+				require.Contains(t, string(b), `<function=write>`)
+			}
+			require.NotContains(t, string(b), `"finish_reason":"`)
+			require.True(t, strings.HasSuffix(string(b), "data: {\"error\":{\"message\":\"toolsieve: upstream answer broke off: unexpected EOF\",\"type\":\"server_error\",\"param\":null,\"code\":\"reset\"}}\n\n"), mode)
+		}
+		_, err := openAIStreamed(ctx, oc, "hardcut", cutContent)
 		require.ErrorContains(t, err, "upstream answer broke off")
 		_, err = anthropicStreamed(ctx, ac, "hardcut", cutContent)
 		require.ErrorContains(t, err, "upstream answer broke off")

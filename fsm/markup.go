@@ -282,12 +282,14 @@ func (m *Machine) setDialect(s *Spec) {
 }
 
 // callStart signals a call's name once it is known. When arguments are
-// streamed, not for a call in a run of openers without closers: it may
-// belong to a loop, and goes out whole when it completes.
+// streamed, the call starts later, once an argument opened (stream.go).
 func (m *Machine) callStart(name []byte) {
-	if m.opt.Stream && m.openers > 1 {
-		return
+	if !m.opt.Stream {
+		m.startCall(name)
 	}
+}
+
+func (m *Machine) startCall(name []byte) {
 	if len(name) > 0 && !m.call.muted && !m.call.started {
 		m.call.started = true
 		m.sink.CallStart(name)

@@ -2,9 +2,9 @@ package fsm
 
 import "github.com/toolsieve/toolsieve/lexer"
 
-// Streamed arguments (Options.Stream). After each chunk the machine tells an
-// ArgSink how far the arguments of the started call in progress have been
-// read: each argument element once it is complete, and the bytes of the
+// Streamed arguments (Options.Stream). A call starts (Sink.CallStart) once
+// its name is known and an argument opened; after each chunk the machine
+// then tells an ArgSink how far its arguments have been read: each argument element once it is complete, and the bytes of the
 // value being written that can no longer change. A client can then show a
 // long value (a file being written) while the model is still writing it.
 //
@@ -46,12 +46,13 @@ func (m *Machine) streamArgs() {
 		return
 	}
 	if !c.started {
-		// Without a wrapper a call starts once an argument opened: the
-		// markup is then more than one tag that prose may hold.
-		if !m.blk.implicit || len(c.params) == 0 && m.lv != lvValue {
+		// A call starts once an argument opened: an opener repeated with
+		// nothing in it is a loop's, and one without a wrapper may be a tag
+		// that prose holds.
+		if len(c.params) == 0 && m.lv != lvValue {
 			return
 		}
-		m.callStart(m.nameOf(c.name))
+		m.startCall(m.nameOf(c.name))
 		if !c.started {
 			return
 		}

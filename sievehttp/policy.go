@@ -72,6 +72,11 @@ type Rule struct {
 	// HoldText holds a streamed answer's text back until its first call
 	// or its end, so that a retry stays possible after text was written.
 	HoldText *bool `json:"hold_text,omitempty"`
+	// StreamCalls sends a recovered call as it is written, as native
+	// providers stream calls: its name first, then its arguments piece by
+	// piece (Options.StreamCalls). Default: on in lenient mode, off in
+	// strict mode (a call that fails later cannot be taken back).
+	StreamCalls *bool `json:"stream_calls,omitempty"`
 	// CodeGuard keeps markup inside code spans and fences as text
 	// (default true; false sets Options.MarkupInCode).
 	CodeGuard *bool `json:"code_guard,omitempty"`
@@ -132,9 +137,10 @@ func (r *ModelRule) Match(model string) bool {
 //  3. the first built-in family rule (BuiltinRules) that matches, unless
 //     NoBuiltin;
 //  4. Default;
-//  5. the defaults: lenient, no retries, no hold, code guard on, history
-//     cleaning on, every dialect, the parser's runaway thresholds, the
-//     Default*Timeout upstream timeouts.
+//  5. the defaults: lenient, no retries, no hold, calls streamed in
+//     lenient mode only, code guard on, history cleaning on, every
+//     dialect, the parser's runaway thresholds, the Default*Timeout
+//     upstream timeouts.
 //
 // A nil *Policy is lenient without retries, built-in rules or history
 // cleaning (the headers still apply, tightening only). The zero Policy is
@@ -286,6 +292,7 @@ type Settings struct {
 	AllowRepairs []string
 	Retries      int
 	HoldText     bool
+	StreamCalls  bool
 	CodeGuard    bool
 	CleanHistory bool
 	MaxCallBytes int
@@ -331,6 +338,9 @@ func (s *Settings) apply(r *Rule) bool {
 	if r.HoldText != nil {
 		s.HoldText, set = *r.HoldText, true
 	}
+	if r.StreamCalls != nil {
+		s.StreamCalls, set = *r.StreamCalls, true
+	}
 	if r.CodeGuard != nil {
 		s.CodeGuard, set = *r.CodeGuard, true
 	}
@@ -372,7 +382,9 @@ func (s *Settings) apply(r *Rule) bool {
 // (nil: none). It fails only on a bad header value.
 func (p *Policy) Resolve(model string, h http.Header) (Settings, error) {
 	s := Settings{CodeGuard: true, CleanHistory: p != nil}
+	streamSet := false
 	layer := func(r *Rule, name string) {
+		streamSet = streamSet || r.StreamCalls != nil
 		if s.apply(r) {
 			s.From = append(s.From, name)
 		}
@@ -406,6 +418,9 @@ func (p *Policy) Resolve(model string, h http.Header) (Settings, error) {
 		s.Refused = s.tighten(&hr)
 	}
 	layer(&hr, "header")
+	if !streamSet {
+		s.StreamCalls = !s.Strict
+	}
 	// Reverse From so that the deciding layer comes first, as documented.
 	slices.Reverse(s.From)
 	return s, nil
@@ -421,6 +436,7 @@ func (s *Settings) options(base toolsieve.Options) toolsieve.Options {
 	if !s.CodeGuard {
 		o.MarkupInCode = true
 	}
+	o.StreamCalls = s.StreamCalls
 	if s.MaxCallBytes > 0 {
 		o.MaxCallBytes = s.MaxCallBytes
 	}

@@ -203,6 +203,12 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			a.finish(false)
 			return nil, err
 		}
+		// A loop found after one of its calls started streaming ends the
+		// answer with an error; nothing of it went out yet, so a retry may
+		// still replace it, as any runaway.
+		if errors.Is(a.err, chat.ErrStreamedLoop) && canRetry && a.done {
+			a.err = nil
+		}
 		if a.err != nil { // it failed before anything of it went out
 			err := x.fail(ctx, a.err, true, up.err)
 			a.finish(false)

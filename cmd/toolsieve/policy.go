@@ -22,6 +22,7 @@ type policyFlags struct {
 	mode            *string
 	retries         *int
 	holdText        *bool
+	streamCalls     *bool
 	dialects        *string
 	noBuiltin       *bool
 	backoff         *time.Duration
@@ -37,6 +38,7 @@ func addPolicyFlags(fs *flag.FlagSet) *policyFlags {
 		mode:            fs.String("mode", "", ""),
 		retries:         fs.Int("retries", 0, ""),
 		holdText:        fs.Bool("hold-text", false, ""),
+		streamCalls:     fs.Bool("stream-calls", false, ""),
 		dialects:        fs.String("dialects", "", ""),
 		noBuiltin:       fs.Bool("no-builtin", false, ""),
 		backoff:         fs.Duration("backoff", 0, ""),
@@ -75,6 +77,9 @@ func (f *policyFlags) policy(fs *flag.FlagSet) (*sievehttp.Policy, error) {
 		case "hold-text":
 			b := *f.holdText
 			pol.Default.HoldText = &b
+		case "stream-calls":
+			b := *f.streamCalls
+			pol.Default.StreamCalls = &b
 		case "dialects":
 			pol.Default.Dialects = strings.Split(*f.dialects, ",")
 		case "no-builtin":
@@ -168,7 +173,7 @@ func explainPolicy(w, warn io.Writer, pol *sievehttp.Policy, model string, over 
 	decided := append(s.From, "defaults")
 	out := map[string]any{
 		"model": model, "mode": s.Mode(), "dialects": dialects, "allow_repairs": allow,
-		"retries": s.Retries, "hold_text": s.HoldText, "code_guard": s.CodeGuard,
+		"retries": s.Retries, "hold_text": s.HoldText, "stream_calls": s.StreamCalls, "code_guard": s.CodeGuard,
 		"clean_history": s.CleanHistory, "decided_by": decided,
 		"header_timeout":   orDefault(s.HeaderTimeout, sievehttp.DefaultHeaderTimeout).String(),
 		"idle_timeout":     orDefault(s.IdleTimeout, sievehttp.DefaultIdleTimeout).String(),

@@ -23,7 +23,7 @@ import (
 )
 
 const proxyUsage = `Usage: toolsieve proxy --upstream URL [--listen ADDR] [--tools FILE] [--policy FILE]
-                       [--mode strict|lenient] [--retries N] [--hold-text] [--dialects LIST]
+                       [--mode strict|lenient] [--retries N] [--hold-text] [--stream-calls] [--dialects LIST]
                        [--no-builtin] [--backoff D] [--header-timeout D] [--idle-timeout D]
                        [--response-timeout D] [--client-timeout D] [--memory-budget SIZE]
                        [--max-request-body SIZE] [--metrics] [--log-format text|json] [--log-level LEVEL]
@@ -63,6 +63,10 @@ Flags:
   --retries N           global default retry budget, 0 to 10 (default 0)
   --hold-text           global default: hold a stream's text back while a
                         retry is possible (costs latency)
+  --stream-calls        global default: send a recovered call as it is
+                        written, name first, then its arguments piece by piece
+                        (default on in lenient mode, off in strict mode;
+                        --stream-calls=false turns it off)
   --dialects LIST       global default dialects, comma-separated (default all)
   --no-builtin          no built-in rules for known model families
   --backoff D           wait before the first retry, doubled after each

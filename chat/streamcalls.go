@@ -1,0 +1,139 @@
+package chat
+
+// Streamed calls (Options.StreamCalls): a recovered call goes out as a
+// native provider streams one, while the model is still writing it. Its
+// parser's tool_call_start becomes the call's opening (OpenAI: a tool_calls
+// delta with id, type and name; Anthropic: a tool_use content_block_start;
+// Responses: a function_call output_item.added), each tool_call_delta a
+// piece of its arguments (OpenAI function.arguments, Anthropic
+// input_json_delta, Responses function_call_arguments.delta), and its
+// tool_call the call's end (Anthropic content_block_stop, Responses
+// function_call_arguments.done and output_item.done).
+//
+// A started call that does not complete:
+//   - a runaway (it belonged to a loop): the stream ends with an error
+//     (ErrStreamedLoop), never with a call a client would run;
+//   - its markup given back as text (arguments that could not be read,
+//     refused by strict mode): what was sent is finished, its JSON closed,
+//     and reported with truncated_json and an error for the logs;
+//   - cut by the upstream's failure: nothing more is sent; the stream ends
+//     with the upstream's error.
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/toolsieve/toolsieve"
+)
+
+// ErrStreamedLoop ends a stream whose loop was found after one of its calls
+// had started to go out: the client must not run that call.
+var ErrStreamedLoop = errors.New("toolsieve: a loop was found after its call started streaming; the answer is cut")
+
+// streamedCall is the call a content stream is sending piece by piece.
+type streamedCall struct {
+	open     bool
+	index    int // the parser's call index
+	id, name string
+	args     []byte // the arguments sent so far
+	out      int    // where the API's stream put it (tool index, block, output item)
+	item     []byte // Responses: the item id, a JSON string body
+	// JSON state of args, to close them when the call cannot complete.
+	inStr, esc bool
+	stack      []byte // open brackets
+}
+
+// add appends a piece of the arguments.
+func (sc *streamedCall) add(piece []byte) {
+	sc.args = append(sc.args, piece...)
+	for _, c := range piece {
+		switch {
+		case sc.esc:
+			sc.esc = false
+		case sc.inStr:
+			sc.esc, sc.inStr = c == '\\', c != '"'
+		case c == '"':
+			sc.inStr = true
+		case c == '{' || c == '[':
+			sc.stack = append(sc.stack, c)
+		case (c == '}' || c == ']') && len(sc.stack) > 0:
+			sc.stack = sc.stack[:len(sc.stack)-1]
+		}
+	}
+}
+
+// closing returns what makes the arguments sent so far a JSON object: a
+// string's closing quote and the brackets left open ({} when none was
+// sent). Pieces end between members or inside a string value.
+func (sc *streamedCall) closing() []byte {
+	if len(sc.args) == 0 {
+		return []byte("{}")
+	}
+	var out []byte
+	if sc.inStr {
+		out = append(out, '"')
+	}
+	for i := len(sc.stack) - 1; i >= 0; i-- {
+		out = append(out, sc.stack[i]+2) // '{'+2 is '}', '['+2 is ']'
+	}
+	return out
+}
+
+// streamEvent handles the events of a streamed call; it reports false for
+// an event it leaves to runs. c is the content stream the events are of.
+func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, kind *runKind, buf *[]byte) (handled, stop bool) {
+	sc := &c.sc
+	switch e.Type {
+	case toolsieve.ToolCallStart:
+		if !w.opt.StreamCalls {
+			return true, false
+		}
+		w.flushRun(s, kind, buf)
+		*sc = streamedCall{open: true, index: e.Index, id: e.ID, name: e.Name, args: sc.args[:0], stack: sc.stack[:0]}
+		s.callStart(sc)
+		return true, false
+	case toolsieve.ToolCallDelta:
+		if sc.open && e.Index == sc.index {
+			sc.add(e.Arguments)
+			s.callDelta(sc, e.Arguments)
+		}
+		return true, false
+	}
+	if !sc.open {
+		return false, false
+	}
+	switch e.Type {
+	case toolsieve.ToolCall:
+		if e.Index != sc.index {
+			return false, false
+		}
+		sc.open = false
+		if w.broken && e.HasRepair("closed_at_eof") {
+			w.reportError("streamed tool call "+strconv.Quote(e.Name)+" cut off by the upstream's failure; not completed", e.Offset)
+			return true, false
+		}
+		w.report(e)
+		s.callEnd(sc)
+		return true, false
+	case toolsieve.Runaway:
+		sc.open = false
+		w.report(e)
+		w.reportError("a loop was found after tool call "+strconv.Quote(sc.name)+" started streaming; the answer is cut", e.Offset)
+		w.fault, w.stopped = ErrStreamedLoop, true
+		return true, true
+	case toolsieve.Text, toolsieve.Error:
+		// The call's markup given back as text (its error follows), or an
+		// error that ends it: finish what was sent.
+		sc.open = false
+		rest := sc.closing()
+		sc.add(rest)
+		s.callDelta(sc, rest)
+		fin := toolsieve.Event{Type: toolsieve.ToolCall, Index: sc.index, ID: sc.id, Name: sc.name, Arguments: sc.args,
+			Dialect: "streamed", Repairs: toolsieve.RepairTruncatedJSON.Append(nil), Offset: e.Offset}
+		w.report(&fin)
+		w.reportError("streamed tool call "+strconv.Quote(sc.name)+" could not complete; finished with the arguments sent", e.Offset)
+		s.callEnd(sc)
+		return e.Type == toolsieve.Text, false // the markup of the call finished is not sent again
+	}
+	return false, false
+}
