@@ -15,7 +15,9 @@ package chat
 //     (ErrStreamedLoop), never with a call a client would run;
 //   - its markup given back as text (arguments that could not be read,
 //     refused by strict mode): what was sent is finished, its JSON closed,
-//     and reported with truncated_json and an error for the logs;
+//     and reported with truncated_json and an error for the logs; if no
+//     argument had gone out, the stream ends with an error
+//     (ErrStreamedLost): finished, it would run with no arguments;
 //   - cut by the upstream's failure: nothing more is sent; the stream ends
 //     with the upstream's error.
 
@@ -29,6 +31,10 @@ import (
 // ErrStreamedLoop ends a stream whose loop was found after one of its calls
 // had started to go out: the client must not run that call.
 var ErrStreamedLoop = errors.New("toolsieve: a loop was found after its call started streaming; the answer is cut")
+
+// ErrStreamedLost ends a stream whose streamed call could not complete
+// before any of its arguments went out: finished, it would run with none.
+var ErrStreamedLost = errors.New("toolsieve: a streamed tool call lost its arguments; the answer is cut")
 
 // streamedCall is the call a content stream is sending piece by piece.
 type streamedCall struct {
@@ -61,6 +67,10 @@ func (sc *streamedCall) add(piece []byte) {
 		}
 	}
 }
+
+// member reports whether an argument began to go out: the arguments
+// sent hold more than their opening brace.
+func (sc *streamedCall) member() bool { return len(sc.args) > 1 }
 
 // closing returns what makes the arguments sent so far a JSON object: a
 // string's closing quote and the brackets left open ({} when none was
@@ -122,6 +132,14 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 		w.fault, w.stopped = ErrStreamedLoop, true
 		return true, true
 	case toolsieve.Text, toolsieve.Error:
+		if !sc.member() {
+			// Nothing of its arguments went out: finished, it would run
+			// with none. The answer ends with an error instead.
+			sc.open = false
+			w.reportError("streamed tool call "+strconv.Quote(sc.name)+" lost its arguments; the answer is cut", e.Offset)
+			w.fault, w.stopped = ErrStreamedLost, true
+			return true, true
+		}
 		// The call's markup given back as text (its error follows), or an
 		// error that ends it: finish what was sent.
 		sc.open = false

@@ -46,10 +46,10 @@ func (m *Machine) streamArgs() {
 		return
 	}
 	if !c.started {
-		// A call starts once an argument opened: an opener repeated with
-		// nothing in it is a loop's, and one without a wrapper may be a tag
-		// that prose holds.
-		if len(c.params) == 0 && m.lv != lvValue {
+		// A call starts once a named argument opened: an opener repeated
+		// with nothing in it is a loop's, and one without a wrapper may be
+		// a tag that prose holds.
+		if !m.namedArg() {
 			return
 		}
 		m.startCall(m.nameOf(c.name))
@@ -63,16 +63,27 @@ func (m *Machine) streamArgs() {
 			m.loop.Arg(m.nameOf(p.name), m.buf[p.val.a:p.val.b], p.hint)
 		}
 	}
-	if m.lv != lvValue || m.val.isKey || c.spec.key != lexer.Unknown && !c.kv.has {
-		return
+	if m.valueNamed() {
+		if v, ok := m.finalValue(); ok {
+			m.loop.ArgPrefix(m.nameOf(m.val.name), v, m.val.hint)
+		}
 	}
-	name := m.nameOf(m.val.name)
-	if len(name) == 0 {
-		return
+}
+
+// namedArg reports whether the call in progress has an argument with a
+// name, complete or being read.
+func (m *Machine) namedArg() bool {
+	for _, p := range m.call.params {
+		if p.name.b > p.name.a {
+			return true
+		}
 	}
-	if v, ok := m.finalValue(); ok {
-		m.loop.ArgPrefix(name, v, m.val.hint)
-	}
+	return m.valueNamed()
+}
+
+// valueNamed reports whether a value is being read for a named argument.
+func (m *Machine) valueNamed() bool {
+	return m.lv == lvValue && !m.val.isKey && m.val.name.b > m.val.name.a && (m.call.spec.key == lexer.Unknown || m.call.kv.has)
 }
 
 // finalValue returns the bytes of the value in progress that no later

@@ -34,6 +34,7 @@ const (
 	failReset                 // the upstream body broke off (reset, truncated)
 	failEventTooLarge         // an upstream SSE event over the decoder's limit
 	failInternal              // a bug while rewriting (recovered)
+	failStreamedCall          // a streamed call turned out a loop's, or lost its arguments
 )
 
 // failures gives each failure its name (logs, metrics, error codes), the
@@ -58,6 +59,7 @@ var failures = [...]struct {
 	failReset:         {"reset", http.StatusBadGateway, "server_error", "api_error", "upstream answer broke off"},
 	failEventTooLarge: {"event_too_large", http.StatusBadGateway, "server_error", "api_error", "upstream event over the size limit; the answer is incomplete"},
 	failInternal:      {"internal", http.StatusBadGateway, "server_error", "api_error", ""},
+	failStreamedCall:  {"streamed_call", http.StatusBadGateway, "server_error", "api_error", ""},
 }
 
 func (f failure) String() string { return failures[f].name }
@@ -125,13 +127,16 @@ func asExchangeError(err error, f failure) *ExchangeError {
 
 // bodyFailure classifies an error that ended the reading of a rewritten
 // answer; upstream is the error the upstream body's Read returned, if any:
-// an SSE event over the limit, a broken upstream body, or else a bug the
-// rewriter recovered from.
+// an SSE event over the limit, a streamed call that could not complete
+// (chat.ErrStreamedLoop, chat.ErrStreamedLost), a broken upstream body, or
+// else a bug the rewriter recovered from.
 func bodyFailure(err, upstream error) *ExchangeError {
 	var se *sse.Error
 	switch {
 	case errors.As(err, &se):
 		return asExchangeError(err, failEventTooLarge)
+	case errors.Is(err, chat.ErrStreamedLoop), errors.Is(err, chat.ErrStreamedLost):
+		return asExchangeError(err, failStreamedCall)
 	case upstream != nil:
 		return asExchangeError(err, failReset)
 	}

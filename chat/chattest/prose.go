@@ -73,3 +73,18 @@ func TextAnthropicStream(deltas []string) []byte {
 	b = sse.AppendEvent(b, "message_delta", []byte(`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}`))
 	return sse.AppendEvent(b, "message_stop", []byte(`{"type":"message_stop"}`))
 }
+
+// WriteFilePieces is an answer that writes a 40 KB file with a
+// Qwen3-Coder call, in the pieces an upstream sends: the prose, the call's
+// opening with its name, its first argument, then the file 200 bytes at a
+// time, then the closers.
+func WriteFilePieces() (pieces []string, file string) {
+	file = strings.Repeat("The quick brown fox jumps over the lazy dog, \"again\".\n", 760)[:40<<10]
+	pieces = []string{"I'll write the file.\n", "<tool_call>\n<function=write_file>\n",
+		"<parameter=path>\nsrc/big.txt\n</parameter>\n<parameter=content>\n"}
+	for i := 0; i < len(file); i += 200 {
+		pieces = append(pieces, file[i:min(i+200, len(file))])
+	}
+	pieces = append(pieces, "\n</parameter>\n</function>\n</tool_call>")
+	return pieces, file
+}
