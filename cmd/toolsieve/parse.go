@@ -46,6 +46,10 @@ Flags:
                 (default: every dialect that is safe without declared
                 tools, plus tool_tag and json with --tools); an unknown
                 name is bad usage. "toolsieve dialects" lists them.
+  --stream-calls  print each call as it is read: tool_call_start once
+                its name is known and an argument opened, tool_call_delta
+                events whose arguments, concatenated, are the call's
+                arguments object, then its tool_call
   --quiet       print neither the summary nor what --input auto found
                 (warnings are still printed)
 
@@ -102,6 +106,7 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	toolsFile := fs.String("tools", "", "")
 	dialects := fs.String("dialects", "", "")
 	quiet := fs.Bool("quiet", false, "")
+	streamCalls := fs.Bool("stream-calls", false, "")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(err, name, parseUsage, stdout, stderr)
@@ -116,7 +121,7 @@ func runParse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) > 1 {
 		return usageError(stderr, name, parseUsage, fmt.Sprintf("too many arguments: %q (want at most one FILE)", pos))
 	}
-	var opt toolsieve.Options
+	opt := toolsieve.Options{StreamCalls: *streamCalls}
 	if *dialects != "" {
 		for _, d := range strings.Split(*dialects, ",") {
 			opt.Dialects = append(opt.Dialects, strings.TrimSpace(d))
