@@ -96,24 +96,30 @@ func TestStreamedCallPieces(t *testing.T) {
 		"properties":{"path":{"type":"string"},"content":{"type":"string"}}}}}]`))
 	require.NoError(t, err)
 	body := strings.Repeat("line \"quoted\" <b>ünïcode</b>\n", 400)
-	content := "Writing it.\n<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n" +
-		body + "</parameter>\n</function>\n</tool_call>"
+	contents := []string{
+		"Writing it.\n<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n" +
+			body + "</parameter>\n</function>\n</tool_call>",
+		"Writing it.\n<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": " +
+			chattest.Quote(strings.TrimSuffix(body, "\n")) + "}}\n</tool_call>",
+	}
 	pieceEvent := map[chat.API]string{
 		chat.APIOpenAI:    `"tool_calls":[{"index":0,"function":{"arguments":`,
 		chat.APIAnthropic: `"type":"input_json_delta"`,
 		chat.APIResponses: `event: response.function_call_arguments.delta`,
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, api := range streamAPIs {
-		in := upstreamOf(api, chattest.SplitContent(rng, content, 40, true))
-		out, st, _, err := rewriteStreamed(in, toolsieve.Options{Tools: tools}, 97)
-		require.NoError(t, err)
-		got := accumulate(t, api, out)
-		require.Len(t, got.Calls, 1, api)
-		require.Equal(t, "write_file", got.Calls[0].Name)
-		require.JSONEq(t, `{"path":"a.txt","content":`+chattest.Quote(strings.TrimSuffix(body, "\n"))+`}`, got.Calls[0].Args, api)
-		require.Equal(t, 1, st.Calls)
-		require.Greater(t, strings.Count(string(out), pieceEvent[api]), 100, "%s: argument pieces", api)
+	for _, content := range contents {
+		for _, api := range streamAPIs {
+			in := upstreamOf(api, chattest.SplitContent(rng, content, 40, true))
+			out, st, _, err := rewriteStreamed(in, toolsieve.Options{Tools: tools}, 97)
+			require.NoError(t, err)
+			got := accumulate(t, api, out)
+			require.Len(t, got.Calls, 1, api)
+			require.Equal(t, "write_file", got.Calls[0].Name)
+			require.JSONEq(t, `{"path":"a.txt","content":`+chattest.Quote(strings.TrimSuffix(body, "\n"))+`}`, got.Calls[0].Args, api)
+			require.Equal(t, 1, st.Calls)
+			require.Greater(t, strings.Count(string(out), pieceEvent[api]), 100, "%s: argument pieces", api)
+		}
 	}
 }
 

@@ -32,8 +32,7 @@ type Builder struct {
 	index     int
 	params    []schema.Param
 	repairs   []string
-	st        streamState // the call being streamed
-	lastName  string      // the last call's name: a call of the same name starts when complete
+	st        *streamState // the call being streamed (Stream; made when first needed)
 }
 
 // Reset drops the events built so far and recycles their memory.
@@ -78,7 +77,7 @@ func (b *Builder) Text(p []byte) {
 	if len(p) == 0 {
 		return
 	}
-	b.st.active = false // a started call given back as text
+	b.cancelStream() // a started call given back as text
 	off := b.advance(p)
 	if n := len(b.events); n > 0 && b.events[n-1].Type == Text && b.textStart >= 0 {
 		b.arena = append(b.arena, p...)
@@ -104,7 +103,7 @@ func (b *Builder) CallStart(name []byte) {
 		return // an undeclared name: no early signal for a call that will not be executed
 	}
 	if b.Stream {
-		if n != b.lastName { // a repeat may belong to a loop: it starts when complete
+		if n != b.stream().lastName { // a repeat may belong to a loop: it starts when complete
 			t, _ := b.Tools.Lookup(n)
 			b.startStream(n, t, b.off)
 		}
@@ -213,14 +212,14 @@ func (b *Builder) Discard(raw []byte, reason fsm.Reason) {
 
 // Runaway reports a loop; raw is the markup it swallowed.
 func (b *Builder) Runaway(raw []byte, reason fsm.Reason) {
-	b.st.active = false
+	b.cancelStream()
 	b.events = append(b.events, Event{Type: Runaway, Raw: b.keep(raw), Reason: reason, Offset: b.advance(raw)})
 }
 
 // Rejected reports input that was not parsed at all (fed after the end):
 // an error event whose raw bytes are p.
 func (b *Builder) Rejected(p []byte, msg string) {
-	b.st.active = false
+	b.cancelStream()
 	b.events = append(b.events, Event{Type: Error, Message: msg, Raw: b.keep(p), Offset: b.advance(p)})
 }
 
@@ -230,7 +229,7 @@ func (b *Builder) Error(msg string, offset int64) {
 	if offset < 0 {
 		offset = b.off
 	}
-	b.st.active = false
+	b.cancelStream()
 	b.events = append(b.events, Event{Type: Error, Message: msg, Offset: offset})
 }
 

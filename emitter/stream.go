@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 	"github.com/toolsieve/toolsieve/internal/schema"
 	"github.com/toolsieve/toolsieve/lexer"
 )
@@ -34,11 +35,23 @@ type streamState struct {
 	open    bool   // a string value is being written: the member after those
 	sent    int    // bytes of the open value written
 	args    []byte // the arguments written so far
+	// lastName is the last call's name: a call of the same name starts
+	// when complete.
+	lastName string
+	spans    []jsonspan.Member // scratch for the members of JSON arguments
+}
+
+// stream returns the streaming state, made on first use.
+func (b *Builder) stream() *streamState {
+	if b.st == nil {
+		b.st = new(streamState)
+	}
+	return b.st
 }
 
 // startStream sends the tool_call_start of the next call, named name.
 func (b *Builder) startStream(name string, tool *schema.Tool, off int64) {
-	st := &b.st
+	st := b.stream()
 	st.active, st.index, st.id, st.tool = true, b.index, b.prefix()+strconv.Itoa(b.index), tool
 	st.w.Reset(tool)
 	st.members, st.open, st.sent, st.args = 0, false, 0, st.args[:0]
@@ -53,12 +66,16 @@ func (b *Builder) delta(mark int) {
 }
 
 // cancelStream forgets a started call that will not complete.
-func (b *Builder) cancelStream() { b.st.active = false }
+func (b *Builder) cancelStream() {
+	if b.st != nil {
+		b.st.active = false
+	}
+}
 
 // Arg writes the next complete argument of the started call.
 func (b *Builder) Arg(name, value []byte, hint fsm.Hint) {
-	st := &b.st
-	if !st.active {
+	st := b.st
+	if st == nil || !st.active {
 		return
 	}
 	mark := len(st.args)
@@ -76,8 +93,8 @@ func (b *Builder) Arg(name, value []byte, hint fsm.Hint) {
 // ArgPrefix writes what is new of the value being read, once it shows
 // that the value is a JSON string.
 func (b *Builder) ArgPrefix(name, prefix []byte, hint fsm.Hint) {
-	st := &b.st
-	if !st.active {
+	st := b.st
+	if st == nil || !st.active {
 		return
 	}
 	mark := len(st.args)
@@ -97,10 +114,51 @@ func (b *Builder) ArgPrefix(name, prefix []byte, hint fsm.Hint) {
 	b.delta(mark)
 }
 
+// JSONArg writes the next member of the started call's JSON arguments.
+func (b *Builder) JSONArg(key, v []byte) {
+	st := b.st
+	if st == nil || !st.active || !st.w.JSONMembers() {
+		return
+	}
+	mark := len(st.args)
+	if st.open {
+		st.args = jsonspan.SanitizeString(st.args, v[min(1+st.sent, len(v)):]) // the rest, closing quote included
+		st.open = false
+	} else {
+		st.args = st.w.JSONMember(st.args, key, v)
+	}
+	st.members++
+	b.delta(mark)
+}
+
+// JSONArgPrefix writes what is new of the string value being read, when
+// the schema keeps it a string.
+func (b *Builder) JSONArgPrefix(key, body []byte) {
+	st := b.st
+	if st == nil || !st.active || !st.w.JSONMembers() {
+		return
+	}
+	mark := len(st.args)
+	if !st.open {
+		var ok bool
+		if st.args, ok = st.w.JSONStringStart(st.args, key); !ok {
+			return
+		}
+		st.open, st.sent = true, 0
+	}
+	if st.sent < len(body) {
+		next := body[st.sent:]
+		next = next[:lexer.CompleteUTF8(next)]
+		st.args = jsonspan.SanitizeString(st.args, next)
+		st.sent += len(next)
+	}
+	b.delta(mark)
+}
+
 // finishStream writes the rest of call c's arguments, typed by tool, and
 // returns them whole; mismatched reports a value that did not fit.
 func (b *Builder) finishStream(c *fsm.Call, name string, tool *schema.Tool) (args []byte, mismatched bool) {
-	st := &b.st
+	st := b.stream()
 	if !st.active || st.index != b.index {
 		b.startStream(name, tool, b.off)
 	}
@@ -118,6 +176,10 @@ func (b *Builder) finishStream(c *fsm.Call, name string, tool *schema.Tool) (arg
 		}
 		st.args = st.w.End(st.args)
 		mismatched = st.w.Mismatched()
+	} else if st.members > 0 || st.open {
+		st.args = b.restJSON(st.args, c.Args)
+		st.args = st.w.End(st.args)
+		mismatched = st.w.Mismatched()
 	} else {
 		v, fits := schema.TypeJSONValue(c.Args, toolSchema(tool))
 		st.args = append(st.args, v...)
@@ -125,6 +187,24 @@ func (b *Builder) finishStream(c *fsm.Call, name string, tool *schema.Tool) (arg
 	}
 	b.delta(mark)
 	st.active = false
-	b.lastName = name
+	st.lastName = name
 	return st.args, mismatched
+}
+
+// restJSON appends the members of the JSON arguments object args that
+// were not written yet.
+func (b *Builder) restJSON(dst, args []byte) []byte {
+	st := b.st
+	st.spans, _ = jsonspan.Members(args, jsonspan.SkipSpace(args, 0), st.spans[:0])
+	for i := st.members; i < len(st.spans); i++ {
+		m := &st.spans[i]
+		v := args[m.Start:m.End]
+		if st.open {
+			dst = jsonspan.SanitizeString(dst, v[min(1+st.sent, len(v)):])
+			st.open = false
+			continue
+		}
+		dst = st.w.JSONMember(dst, args[m.KeyStart:m.KeyStart+len(m.Key)+2], v)
+	}
+	return dst
 }

@@ -366,6 +366,9 @@ func (m *Machine) startJSON(c byte) {
 	m.resetJSON()
 	m.jheld = 0
 	m.call.jsonAt = len(m.buf)
+	if m.jw != nil {
+		*m.jw = jsonWalk{}
+	}
 	m.lv = lvJSON
 }
 

@@ -304,6 +304,7 @@ type Machine struct {
 	json     *jsonscan.Scanner  // JSON bodies; made when first needed
 	py       *pyscan.Scanner    // pythonic bodies; made when first needed
 	lj       *loosejson.Scanner // loose objects; made when first needed
+	jw       *jsonWalk          // the walk of a streamed JSON body (jsonstream.go); made when first needed
 	hash     hashTrack          // the end of a call's hash (hash.go)
 	jheld    int                // bytes at the end of buf not yet fed to json
 	params   []Param

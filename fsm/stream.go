@@ -19,8 +19,9 @@ import "github.com/toolsieve/toolsieve/lexer"
 // reported: not for a call on probation (a name in a parameter slot, a
 // marker that may stand for an argument's opener), not for a call in a run
 // of openers without closers (it may belong to a loop), not while calls are
-// held as a possible loop (loopHold drops what it is given then). JSON and
-// other bodies report nothing here: their arguments come with the call.
+// held as a possible loop (loopHold drops what it is given then). JSON
+// bodies are walked in jsonstream.go; pythonic and other bodies report
+// nothing: their arguments come with the call.
 
 // ArgSink receives the arguments of the started call in progress. A sink
 // given to New that implements it gets them when Options.Stream is set.
@@ -34,14 +35,30 @@ type ArgSink interface {
 	// is reported again, longer, as more is read; then that argument comes
 	// whole with Arg.
 	ArgPrefix(name, prefix []byte, hint Hint)
+	// JSONArg reports the next member of a JSON arguments object: its key
+	// token and its value, valid JSON (jsonstream.go).
+	JSONArg(key, value []byte)
+	// JSONArgPrefix reports the first bytes of the string value of the
+	// member that follows the ones reported with JSONArg: the string's
+	// body so far, in JSON, of whole characters and escapes.
+	JSONArgPrefix(key, body []byte)
 }
 
 // streamArgs reports the progress of the started call's arguments.
 func (m *Machine) streamArgs() {
-	if !m.opt.Stream || m.lv != lvCall && m.lv != lvValue {
+	if !m.opt.Stream {
 		return
 	}
 	c := &m.call
+	if m.lv == lvJSON {
+		if !c.muted && m.openers <= 1 && m.jsonStreams() {
+			m.walkJSON()
+		}
+		return
+	}
+	if m.lv != lvCall && m.lv != lvValue {
+		return
+	}
 	if c.muted || c.swap != nil || c.slot != slotOwn || c.spec.shape == shAttrJSON || m.openers > 1 || len(m.envs) > 0 {
 		return
 	}
@@ -148,5 +165,19 @@ func (h *loopHold) Arg(name, value []byte, hint Hint) {
 func (h *loopHold) ArgPrefix(name, prefix []byte, hint Hint) {
 	if as, ok := h.out.(ArgSink); ok && !h.busy() {
 		as.ArgPrefix(name, prefix, hint)
+	}
+}
+
+// JSONArg passes a member on unless calls are held.
+func (h *loopHold) JSONArg(key, value []byte) {
+	if as, ok := h.out.(ArgSink); ok && !h.busy() {
+		as.JSONArg(key, value)
+	}
+}
+
+// JSONArgPrefix passes a string value's first bytes on unless calls are held.
+func (h *loopHold) JSONArgPrefix(key, body []byte) {
+	if as, ok := h.out.(ArgSink); ok && !h.busy() {
+		as.JSONArgPrefix(key, body)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+
 	"github.com/toolsieve/toolsieve/lexer"
 )
 
@@ -243,6 +245,9 @@ type env struct {
 
 // envelope reads the name and arguments of one call object.
 func (m *Machine) envelope(out []byte) (name, args []byte) {
+	if name, args, ok := leadingCall(out); ok {
+		return name, args
+	}
 	if m.call.spec.nameKey { // {"NAME": {args}}
 		var e map[string]json.RawMessage
 		if json.Unmarshal(out, &e) != nil || len(e) != 1 {
@@ -300,4 +305,21 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 		a = []byte("{}")
 	}
 	return bytes.TrimSpace([]byte(n)), a
+}
+
+// leadingCall reads a call object whose first member is "name", a string
+// without escapes, and whose second is "arguments" or "parameters", an
+// object: the call is those two, whatever follows (as it streams: see
+// jsonstream.go).
+func leadingCall(out []byte) (name, args []byte, ok bool) {
+	ms, ok := jsonspan.Members(out, 0, nil)
+	if !ok || len(ms) < 2 || string(ms[0].Key) != "name" || !jsonspan.IsString(out, ms[0]) ||
+		string(ms[1].Key) != "arguments" && string(ms[1].Key) != "parameters" || out[ms[1].Start] != '{' {
+		return nil, nil, false
+	}
+	n := out[ms[0].Start+1 : ms[0].End-1]
+	if len(n) == 0 || bytes.IndexByte(n, '\\') >= 0 {
+		return nil, nil, false
+	}
+	return n, out[ms[1].Start:ms[1].End], true
 }

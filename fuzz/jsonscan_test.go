@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,6 +26,8 @@ type jsonScanResult struct {
 	done, failed, started      bool
 	out                        []byte
 	isNil, truncated, repaired bool
+	// unstable says where bytes Stable reported were changed later.
+	unstable string
 }
 
 // runJSONScan feeds data to s in pieces of at most chunk bytes (0: whole),
@@ -44,15 +47,26 @@ func runJSONScan(s *jsonscan.Scanner, data []byte, chunk, split int) jsonScanRes
 		pieces = [][]byte{data}
 	}
 	var r jsonScanResult
-	for _, p := range pieces {
+	var stable []byte // the copy as far as Stable said, which nothing may change
+	keep := func(out []byte, step string) {
+		if r.unstable == "" && !bytes.HasPrefix(out, stable) {
+			r.unstable = fmt.Sprintf("%s: %q was stable, the copy is now %q", step, stable, out)
+		}
+	}
+	for i, p := range pieces {
 		n, _ := s.Write(p)
 		r.n += n
+		keep(s.Bytes(), fmt.Sprintf("write %d", i))
+		if k := s.Stable(); k > len(stable) {
+			stable = append(stable, s.Bytes()[len(stable):k]...)
+		}
 		if n < len(p) {
 			break
 		}
 	}
 	r.done, r.failed, r.started = s.Done(), s.Failed(), s.Started()
 	out, tr, rep := s.Finish()
+	keep(out, "finish")
 	r.out = append([]byte(nil), out...)
 	r.isNil, r.truncated, r.repaired = out == nil, tr, rep
 	return r
@@ -110,6 +124,9 @@ func FuzzJSONScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var s jsonscan.Scanner
 		whole := runJSONScan(&s, data, 0, 0)
+		if one := runJSONScan(&s, data, 1, 0); one.unstable != "" {
+			t.Fatalf("1-byte chunks of %q: %s", data, one.unstable)
+		}
 		if whole.n > len(data) {
 			t.Fatalf("consumed %d of %d bytes", whole.n, len(data))
 		}

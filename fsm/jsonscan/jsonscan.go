@@ -176,6 +176,33 @@ func (s *Scanner) Err() error {
 // included.
 func (s *Scanner) Len() int { return s.n }
 
+// Stable returns how much of the copy written so far no later input can
+// change: Write takes back or rewrites only the tail of the current member
+// (a trailing comma, a key without value, a number's invalid tail), an
+// escape being read and a high surrogate waiting for its pair, and Finish
+// no more than these.
+func (s *Scanner) Stable() int {
+	n := len(s.out)
+	switch s.state {
+	case stAfter, stDone:
+	case stStr:
+		if s.isKey {
+			n = s.memberMark
+		}
+	case stEsc, stHex:
+		n = s.escMark
+		if s.isKey {
+			n = s.memberMark
+		}
+	default: // a key, a number or literal, after an opener, ',' or ':'
+		n = s.memberMark
+	}
+	if s.hiPending {
+		n = min(n, s.hiMark)
+	}
+	return n
+}
+
 // Repaired reports whether Write has made syntax repairs so far.
 func (s *Scanner) Repaired() bool { return s.repaired }
 

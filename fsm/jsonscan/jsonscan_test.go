@@ -471,3 +471,26 @@ func decode(b []byte) (any, error) {
 func trimJSONSpace(b []byte) []byte {
 	return bytes.Trim(b, " \t\r\n")
 }
+
+// TestStable: fed one byte at a time, what Stable reports of the copy is
+// never changed by later bytes or by Finish: not the whitespace after an
+// opener when a dangling key is dropped, not a number's tail cut back, not
+// an escape read again, not a trailing comma.
+func TestStable(t *testing.T) {
+	for _, in := range []string{
+		`{ 0`, `{"":0."0"0`, `{"a": 1.e5, "b": [1, 2,], "c": "x\u12G"}`, `{"a": "\ud83d`, `{"a": "\ud83d\ude00", "b": tru`,
+		`[1, 2, `, `{"a": {"b": 1,}, "c"`, `{'a': 'it''s', b: None}`,
+	} {
+		var s Scanner
+		var stable []byte
+		for i := range len(in) {
+			s.Write([]byte{in[i]})
+			require.True(t, bytes.HasPrefix(s.Bytes(), stable), "%q after byte %d: %q was stable, copy %q", in, i, stable, s.Bytes())
+			if k := s.Stable(); k > len(stable) {
+				stable = append(stable, s.Bytes()[len(stable):k]...)
+			}
+		}
+		out, _, _ := s.Finish()
+		require.True(t, bytes.HasPrefix(out, stable), "%q: %q was stable, finished %q", in, stable, out)
+	}
+}

@@ -1,6 +1,10 @@
 package schema
 
-import "github.com/toolsieve/toolsieve/internal/jsonspan"
+import (
+	"bytes"
+
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+)
 
 // ArgsWriter writes an arguments object one member at a time, for calls
 // whose arguments are streamed: each member is typed as BuildArguments
@@ -27,15 +31,20 @@ func (w *ArgsWriter) Reset(tool *Tool) {
 // schema (or is not declared where the schema allows no others).
 func (w *ArgsWriter) Mismatched() bool { return w.mismatched }
 
-// key appends what comes before a member's value: the object's opening
-// brace or a comma, and the name.
-func (w *ArgsWriter) key(dst []byte, name string) []byte {
-	if w.n == 0 {
-		dst = append(dst, '{')
-	} else {
-		dst = append(dst, ',')
-	}
+// sep appends what comes before a member: the object's opening brace or a
+// comma.
+func (w *ArgsWriter) sep(dst []byte) []byte {
 	w.n++
+	if w.n == 1 {
+		return append(dst, '{')
+	}
+	return append(dst, ',')
+}
+
+// key appends what comes before a member's value written as markup: the
+// separator and the name.
+func (w *ArgsWriter) key(dst []byte, name string) []byte {
+	dst = w.sep(dst)
 	if !w.root.declares(name) {
 		w.mismatched = true
 	}
@@ -140,4 +149,67 @@ func literalPrefix(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// Members of arguments written as a JSON object: typed as TypeJSONValue
+// types the whole object, member by member.
+
+// JSONMembers reports whether the members of a JSON arguments object can
+// be typed one by one as TypeJSONValue types the object: no alternatives
+// or enum at the top.
+func (w *ArgsWriter) JSONMembers() bool {
+	r := w.root
+	return r.isEmpty() || len(r.alts) == 0 && r.enum == nil && acceptsKind(r, kObj)
+}
+
+// member is the schema of member name of an object typed by s, and whether
+// s declares it (as typer.container reads them).
+func (s *Schema) member(name []byte) (ps *Schema, declared bool) {
+	if s == nil || len(s.props) == 0 && s.addl == nil && !s.closed {
+		return nil, true // the object is compacted as it is
+	}
+	if ps, ok := s.props[string(name)]; ok {
+		return ps, true
+	}
+	return s.addl, !s.closed
+}
+
+// keyName is the name a member's key token spells.
+func keyName(tok []byte) []byte {
+	name := tok[1 : len(tok)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		name, _ = jsonspan.Unquote(tok)
+	}
+	return name
+}
+
+// JSONMember appends the member whose key token is key and whose value is
+// the valid JSON value v, typed by the schema.
+func (w *ArgsWriter) JSONMember(dst, key, v []byte) []byte {
+	dst = w.sep(dst)
+	dst = jsonspan.SanitizeString(dst, key)
+	dst = append(dst, ':')
+	ps, declared := w.root.member(keyName(key))
+	dst, fit := w.t.json(dst, v, ps, 1)
+	if !fit || !declared {
+		w.mismatched = true
+	}
+	return dst
+}
+
+// JSONStringStart appends the start of the member whose key token is key
+// up to its string value's opening quote, when a JSON string there is
+// written as it is (sanitized): decided is false otherwise, and the member
+// must be written whole, with JSONMember.
+func (w *ArgsWriter) JSONStringStart(dst, key []byte) (out []byte, decided bool) {
+	ps, declared := w.root.member(keyName(key))
+	if !(ps.isEmpty() || ps.enum == nil && len(ps.alts) == 0 && acceptsKind(ps, kStr)) {
+		return dst, false
+	}
+	dst = w.sep(dst)
+	dst = jsonspan.SanitizeString(dst, key)
+	if !declared {
+		w.mismatched = true
+	}
+	return append(dst, ':', '"'), true
 }
