@@ -105,13 +105,19 @@ func (b *Builder) ArgPrefix(name, prefix []byte, hint fsm.Hint) {
 		}
 		st.open, st.sent = true, 0
 	}
-	if st.sent < len(prefix) {
-		next := prefix[st.sent:]
-		next = next[:lexer.CompleteUTF8(next)] // escaped whole characters only
-		st.args = schema.AppendStringPiece(st.args, next)
+	st.writeOpen(prefix, schema.AppendStringPiece)
+	b.delta(mark)
+}
+
+// writeOpen writes what is new of the open string value v, whole
+// characters only, escaped by escape.
+func (st *streamState) writeOpen(v []byte, escape func(dst, piece []byte) []byte) {
+	if st.sent < len(v) {
+		next := v[st.sent:]
+		next = next[:lexer.CompleteUTF8(next)]
+		st.args = escape(st.args, next)
 		st.sent += len(next)
 	}
-	b.delta(mark)
 }
 
 // JSONArg writes the next member of the started call's JSON arguments.
@@ -146,12 +152,7 @@ func (b *Builder) JSONArgPrefix(key, body []byte) {
 		}
 		st.open, st.sent = true, 0
 	}
-	if st.sent < len(body) {
-		next := body[st.sent:]
-		next = next[:lexer.CompleteUTF8(next)]
-		st.args = jsonspan.SanitizeString(st.args, next)
-		st.sent += len(next)
-	}
+	st.writeOpen(body, jsonspan.SanitizeString)
 	b.delta(mark)
 }
 
