@@ -1,6 +1,7 @@
 package jsonspan
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
@@ -120,6 +121,76 @@ var resumePairs = [][2]string{
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"yz\n"}}`},
 	{`{"a":{"b":{"c":{"d":"0123456789abcdef"}}}}`, `{"a":{"b":{"c":{"d":"0123456789abcdefg"}, "e":1}}}`},
 	{`{"a":{"b":{"c":{"d":"0123456789abcdef"}}}}`, `{"a":{"b":{"c":{"d":"0123456789abcdef"}}}}`},
+	{`{"x":{"y":1,"z":"0123456789abcdefghij"}}`, `{"x":1,"y":{"z":"0123456789abcdefghij"}}`},
+	{`{"x":[1,{"z":"0123456789abcdefghij"}]}`, `{"x":{"y":[1],"z":"0123456789abcdefghij"}}`},
+	{`[{"q":1},"0123456789abcdefghij",2]`, `[{"q":[1,2]},"0123456789abcdefghij",2]`},
+	{`{"id":"c","seq":9,"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+		`{"id":"c","seq":10,"choices":[{"index":0,"delta":{"content":"xyz"},"logprobs":null,"finish_reason":null}]}`},
+	{`{"id":"c","seq":9,"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+		`{"id":"c","seq":10,"choices":[{"index":0,"delta":{"content":"xyz"}},{"logprobs":null,"finish_reason":null}]}`},
+	{`{"id":"c","seq":9,"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+		`{"id":"c","seq":10,"choices":[{"index":0,"delta":{"content":"xyz","logprobs":null,"finish_reason":null}]}`},
+}
+
+// TestIndexReuseRandom parses documents that share their start and their
+// end, with random values (some not JSON) in between, one after another
+// with the same Index, which reuses the scan of each for the next.
+func TestIndexReuseRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	wrappers := [][2]string{
+		{`{"id":"0123456789abcdef","v":`, `,"tail":"0123456789abcdef"}`},
+		{`[[{"k":`, `}],"0123456789abcdefgh",{"z":[1,2,{"y":null}]}]`},
+		{`{"a":{"b":[`, `,{"c":"0123456789abcdef"}]},"d":[true,false,"0123456789"]}`},
+		{`{"x":`, `}`},
+		{``, ` , "0123456789abcdefghij"}`},
+		{`{"p":"0123456789abcdef",`, `"q":"0123456789abcdef"}`},
+	}
+	var x Index
+	for n := 0; n < 20000; n++ {
+		w := wrappers[rng.IntN(len(wrappers))]
+		doc := w[0] + randomJSON(rng, 3) + w[1]
+		if rng.IntN(20) == 0 {
+			i := rng.IntN(len(doc) + 1)
+			const junk = `{}[]\",:x `
+			doc = doc[:i] + string(junk[rng.IntN(len(junk))]) + doc[i:]
+		}
+		checkIndex(t, &x, []byte(doc))
+	}
+}
+
+// randomJSON returns a random JSON value, nested at most depth deep.
+func randomJSON(rng *rand.Rand, depth int) string {
+	switch k := rng.IntN(9); {
+	case depth > 0 && k < 2:
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range rng.IntN(4) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + string(rune('a'+rng.IntN(3))) + `":` + randomJSON(rng, depth-1))
+		}
+		b.WriteByte('}')
+		return b.String()
+	case depth > 0 && k < 4:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range rng.IntN(4) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(randomJSON(rng, depth-1))
+		}
+		b.WriteByte(']')
+		return b.String()
+	case k < 6:
+		return `"` + strings.Repeat("ab\"c"[:1+rng.IntN(4)], rng.IntN(6)) + `"`
+	case k < 7:
+		return strconv.Itoa(rng.IntN(2000) - 1000)
+	case k < 8:
+		return [...]string{"true", "false", "null", "1.5e3", "0"}[rng.IntN(5)]
+	}
+	return `"0123456789abcdef"`
 }
 
 // TestIndexResume checks parsing on from where two documents part.
