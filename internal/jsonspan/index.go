@@ -24,13 +24,19 @@ type Index struct {
 	open      []int32 // scratch for the scan
 }
 
-// maxPrev bounds the documents an Index keeps a copy of.
-const maxPrev = 64 << 10
+// Bounds on what an Index records and keeps. A document larger than
+// maxIndexed is only validated (its members are then found as the package
+// functions find them), which bounds the index of one document; a node
+// buffer grown past keptNodes is not kept for the next one.
+const (
+	maxIndexed = 64 << 10
+	keptNodes  = 4096
+)
 
 // node is one value: its span and, when it is a member, its key's. Its
 // children, if any, are the nodes after it up to after, each child's after
 // leading to the next one. Offsets are int32, which keeps nodes small and
-// free of pointers (cheap to write); larger documents are only validated.
+// free of pointers (cheap to write).
 type node struct {
 	keyStart, keyEnd int32 // the key's span, quotes included; -1 for an element
 	start, end       int32
@@ -47,18 +53,18 @@ func (x *Index) Parse(b []byte) bool {
 	// The nodes of the previous document stay as they are; the new ones
 	// go into the other buffer.
 	x.nodes, x.prevNodes = x.prevNodes[:0], x.nodes
-	if len(b) >= 1<<31-1 {
-		x.prev = x.prev[:0]
-		return Valid(b)
-	}
-	var ok bool
-	x.nodes, ok = x.scan(b)
-	x.prev = x.prev[:0]
-	if ok {
+	ok := false
+	if len(b) > maxIndexed {
+		ok = Valid(b)
+	} else if x.nodes, ok = x.scan(b); ok {
 		x.b = b
-		if len(b) <= maxPrev {
-			x.prev = append(x.prev, b...)
-		}
+	}
+	x.prev = x.prev[:0]
+	if x.b != nil {
+		x.prev = append(x.prev, b...)
+	}
+	if cap(x.prevNodes) > keptNodes {
+		x.prevNodes = nil
 	}
 	return ok
 }

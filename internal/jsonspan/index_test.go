@@ -49,6 +49,19 @@ func TestIndex(t *testing.T) {
 	if ms, ok := x.Members([]byte(`{"b":2}`), 0, nil); !ok || string(ms[0].Key) != "b" {
 		t.Fatalf("another document: %v %v", ms, ok)
 	}
+	// A document over maxIndexed is only validated; the package functions
+	// answer about it.
+	big := []byte(`{"a":[` + strings.Repeat(`1,`, maxIndexed/2) + `2],"b":{"c":3}}`)
+	if !x.Parse(big) || x.of(big) {
+		t.Fatal("large document: not valid, or indexed")
+	}
+	if ms, ok := x.Members(big, len(big)-8, nil); !ok || string(ms[0].Key) != "c" {
+		t.Fatalf("large document: %v %v", ms, ok)
+	}
+	if x.Parse(big[:len(big)-1]) {
+		t.Fatal("large document cut short: valid")
+	}
+	checkIndex(t, &x, []byte(`{"a":[1,2],"b":{"c":3}}`))
 	// The depth bound is Valid's.
 	for _, n := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
 		b := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
