@@ -142,22 +142,18 @@ func BenchmarkProxyChunkLatency(b *testing.B) {
 func BenchmarkRewriterThroughput(b *testing.B) {
 	for _, tc := range []struct {
 		name      string
-		anthropic bool
+		stream    func([]string) []byte
 		callEvery int
 	}{
-		{"openai/plain", false, 0},
-		{"openai/calls", false, 64},
-		{"anthropic/plain", true, 0},
-		{"anthropic/calls", true, 64},
+		{"openai/plain", chattest.SeqOpenAIStream, 0},
+		{"openai/calls", chattest.SeqOpenAIStream, 64},
+		{"anthropic/plain", chattest.TextAnthropicStream, 0},
+		{"anthropic/calls", chattest.TextAnthropicStream, 64},
+		{"responses/plain", chattest.ResponsesStream, 0},
+		{"responses/calls", chattest.ResponsesStream, 64},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			deltas := chattest.Deltas(2, 6000, tc.callEvery)
-			var stream []byte
-			if tc.anthropic {
-				stream = chattest.TextAnthropicStream(deltas)
-			} else {
-				stream = chattest.SeqOpenAIStream(deltas)
-			}
+			stream := tc.stream(chattest.Deltas(2, 6000, tc.callEvery))
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -174,7 +170,7 @@ func BenchmarkRewriterThroughput(b *testing.B) {
 // hold come out of the rewriter.
 func TestBenchStreams(t *testing.T) {
 	deltas := chattest.Deltas(2, 600, 64)
-	for _, stream := range [][]byte{chattest.SeqOpenAIStream(deltas), chattest.TextAnthropicStream(deltas)} {
+	for _, stream := range [][]byte{chattest.SeqOpenAIStream(deltas), chattest.TextAnthropicStream(deltas), chattest.ResponsesStream(deltas)} {
 		r := chat.NewRewriter(io.NopCloser(bytes.NewReader(stream)), chat.APIAuto, toolsieve.Options{})
 		if _, err := io.Copy(io.Discard, r); err != nil {
 			t.Fatal(err)

@@ -68,7 +68,7 @@ func (s *anStream) event(ev *sse.Event) {
 		return
 	}
 	var ok bool
-	s.ms, ok = jsonspan.Members(data, 0, s.ms[:0])
+	s.ms, ok = w.ix.Members(data, 0, s.ms[:0])
 	if !ok {
 		w.out = append(w.out, ev.Raw...)
 		return
@@ -91,7 +91,7 @@ func (s *anStream) event(ev *sse.Event) {
 			return
 		}
 		if dm, has := jsonspan.Lookup(data, s.ms, "delta"); has {
-			if s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0]); ok {
+			if s.dms, ok = s.w.ix.Members(data, dm.Start, s.dms[:0]); ok {
 				if m, has := jsonspan.Lookup(data, s.dms, "stop_reason"); has && s.calls > 0 && !keepsFinish(jsonspan.StringBody(data, m)) {
 					s.edits = append(s.edits, jsonspan.Edit{Start: m.Start, End: m.End, Repl: []byte(`"tool_use"`)})
 				}
@@ -101,7 +101,7 @@ func (s *anStream) event(ev *sse.Event) {
 		w.emitEdited(ev, s.edits)
 	case "message_start":
 		if mm, has := jsonspan.Lookup(data, s.ms, "message"); has {
-			if s.dms, ok = jsonspan.Members(data, mm.Start, s.dms[:0]); ok {
+			if s.dms, ok = s.w.ix.Members(data, mm.Start, s.dms[:0]); ok {
 				s.noteTokens(data, s.dms)
 			}
 		}
@@ -121,7 +121,7 @@ func (s *anStream) noteTokens(data []byte, ms []jsonspan.Member) {
 	if !has {
 		return
 	}
-	ums, ok := jsonspan.Members(data, um.Start, nil)
+	ums, ok := s.w.ix.Members(data, um.Start, nil)
 	if !ok {
 		return
 	}
@@ -168,7 +168,7 @@ func (s *anStream) blockStart(ev *sse.Event, data []byte) {
 	var initial []byte
 	s.bms = s.bms[:0]
 	if has {
-		if s.bms, ok = jsonspan.Members(data, cb.Start, s.bms[:0]); ok {
+		if s.bms, ok = s.w.ix.Members(data, cb.Start, s.bms[:0]); ok {
 			if m, has := jsonspan.Lookup(data, s.bms, "type"); has && string(jsonspan.StringBody(data, m)) == "text" {
 				b.text = true
 				if tm, has := jsonspan.Lookup(data, s.bms, "text"); has && jsonspan.IsString(data, tm) && tm.End-tm.Start > 2 {
@@ -213,7 +213,7 @@ func (s *anStream) blockDelta(ev *sse.Event, data []byte) {
 	dm, has := jsonspan.Lookup(data, s.ms, "delta")
 	if !b.text {
 		if has && !w.stats.Shown {
-			if s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0]); ok {
+			if s.dms, ok = s.w.ix.Members(data, dm.Start, s.dms[:0]); ok {
 				w.showString(data, s.dms, "thinking")
 			}
 		}
@@ -222,7 +222,7 @@ func (s *anStream) blockDelta(ev *sse.Event, data []byte) {
 		return
 	}
 	if has {
-		s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0])
+		s.dms, ok = s.w.ix.Members(data, dm.Start, s.dms[:0])
 		has = ok
 	}
 	var tm jsonspan.Member

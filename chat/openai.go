@@ -16,11 +16,14 @@ import (
 type oaStream struct {
 	textFeed
 	choices []*oaChoice
-	tmpl    []byte // the last chunk's top-level members but choices and usage, as `{...,`
+	last    []byte // the data of the last chunk with choices
+	tmpl    []byte // made of last when a chunk is made up: its top-level members but choices and usage, as `{...,`
+	tmplOK  bool   // tmpl is made of last
 	typ     string // the SSE event name the upstream uses (normally none)
 	cur     *oaChoice
 
 	ms, cms, dms, tms, fms []jsonspan.Member
+	lms                    []jsonspan.Member // the members of last, for tmpl
 	els, tels              []jsonspan.Span
 	edits                  []jsonspan.Edit
 	tmp                    []byte
@@ -82,19 +85,19 @@ func (s *oaStream) event(ev *sse.Event) {
 		return
 	}
 	var ok bool
-	s.ms, ok = jsonspan.Members(data, 0, s.ms[:0])
+	s.ms, ok = w.ix.Members(data, 0, s.ms[:0])
 	cm, has := jsonspan.Lookup(data, s.ms, "choices")
 	if !ok || !has {
 		w.out = append(w.out, ev.Raw...) // usage, error or other chunk without choices
 		return
 	}
-	s.els, ok = jsonspan.Elems(data, cm.Start, s.els[:0])
+	s.els, ok = w.ix.Elems(data, cm.Start, s.els[:0])
 	if !ok || len(s.els) == 0 {
 		w.out = append(w.out, ev.Raw...)
 		return
 	}
 	s.typ = ev.Type
-	s.setTemplate(data)
+	s.last, s.tmplOK = append(s.last[:0], data...), false
 	s.edits = s.edits[:0]
 	queued := false
 	for _, el := range s.els {
@@ -112,9 +115,11 @@ func (s *oaStream) event(ev *sse.Event) {
 }
 
 // validEvent reports whether the data of a stream event is JSON; a
-// malformed event is reported and passed through.
+// malformed event is reported and passed through. The same pass indexes
+// the event's members (w.ix), so that reading its fields does not walk its
+// bytes again.
 func (w *streamRewriter) validEvent(ev *sse.Event) bool {
-	if jsonspan.Valid(ev.Data) {
+	if w.ix.Parse(ev.Data) {
 		return true
 	}
 	w.reportError("malformed JSON in a stream event; passed through", ev.Offset)
@@ -122,24 +127,31 @@ func (w *streamRewriter) validEvent(ev *sse.Event) bool {
 	return false
 }
 
-// setTemplate keeps the chunk's top-level members, but choices and usage,
-// for the chunks the rewriter makes up.
-func (s *oaStream) setTemplate(data []byte) {
+// template returns the last chunk's top-level members, but choices and
+// usage, for the chunks the rewriter makes up. It is made only when a chunk
+// is made up, from the copy of the last chunk (valid JSON).
+func (s *oaStream) template() []byte {
+	if s.tmplOK {
+		return s.tmpl
+	}
+	s.lms, _ = jsonspan.Members(s.last, 0, s.lms[:0])
 	s.tmpl = append(s.tmpl[:0], '{')
-	for _, m := range s.ms {
+	for _, m := range s.lms {
 		switch string(m.Key) {
 		case "choices", "usage":
 			continue
 		}
-		s.tmpl = append(s.tmpl, data[m.KeyStart:m.End]...)
+		s.tmpl = append(s.tmpl, s.last[m.KeyStart:m.End]...)
 		s.tmpl = append(s.tmpl, ',')
 	}
+	s.tmplOK = true
+	return s.tmpl
 }
 
 // synth emits a made-up chunk for choice ch with the given delta object.
 func (s *oaStream) synth(ch *oaChoice, delta []byte, finish string) {
 	w := s.w
-	d := append(w.data[:0], s.tmpl...)
+	d := append(w.data[:0], s.template()...)
 	d = append(d, `"choices":[{"index":`...)
 	d = strconv.AppendInt(d, int64(ch.index), 10)
 	d = append(d, `,"delta":`...)
@@ -207,7 +219,7 @@ func (s *oaStream) callEnd(*streamedCall) { s.cur.calls++ }
 // choiceDelta handles one element of a chunk's choices array.
 func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, single bool) (held bool) {
 	var ok bool
-	s.cms, ok = jsonspan.Members(data, el.Start, s.cms[:0])
+	s.cms, ok = s.w.ix.Members(data, el.Start, s.cms[:0])
 	if !ok {
 		return false
 	}
@@ -228,7 +240,7 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 	dm, hasDelta := jsonspan.Lookup(data, s.cms, "delta")
 	contentM, toolsM := jsonspan.Member{Start: -1}, jsonspan.Member{Start: -1}
 	if hasDelta {
-		if s.dms, ok = jsonspan.Members(data, dm.Start, s.dms[:0]); !ok {
+		if s.dms, ok = s.w.ix.Members(data, dm.Start, s.dms[:0]); !ok {
 			hasDelta = false
 		}
 	}
@@ -326,12 +338,12 @@ func (s *oaStream) original(qe *queued) { s.w.out = append(s.w.out, qe.raw...) }
 // after the recovered calls, holding arguments that are markup.
 func (s *oaStream) nativeCalls(ch *oaChoice, data []byte, m jsonspan.Member) {
 	var ok bool
-	s.tels, ok = jsonspan.Elems(data, m.Start, s.tels[:0])
+	s.tels, ok = s.w.ix.Elems(data, m.Start, s.tels[:0])
 	if !ok {
 		return
 	}
 	for _, el := range s.tels {
-		if s.tms, ok = jsonspan.Members(data, el.Start, s.tms[:0]); !ok {
+		if s.tms, ok = s.w.ix.Members(data, el.Start, s.tms[:0]); !ok {
 			continue
 		}
 		up := 0
@@ -360,7 +372,7 @@ func (s *oaStream) nativeCalls(ch *oaChoice, data []byte, m jsonspan.Member) {
 		if !has {
 			continue
 		}
-		if s.fms, ok = jsonspan.Members(data, fn.Start, s.fms[:0]); !ok {
+		if s.fms, ok = s.w.ix.Members(data, fn.Start, s.fms[:0]); !ok {
 			continue
 		}
 		if nm, has := jsonspan.Lookup(data, s.fms, "name"); has && jsonspan.IsString(data, nm) {
@@ -461,8 +473,8 @@ func (s *oaStream) finish(runaway bool) {
 		return // the stream ends with an error, not as an answer
 	}
 	w := s.w
-	if len(s.tmpl) == 0 {
-		return
+	if len(s.last) == 0 {
+		return // no chunk with choices yet
 	}
 	for _, ch := range s.choices {
 		if ch == nil || ch.closed {

@@ -113,7 +113,7 @@ func (s *rsStream) event(ev *sse.Event) {
 		return
 	}
 	var ok bool
-	if s.ms, ok = jsonspan.Members(data, 0, s.ms[:0]); !ok {
+	if s.ms, ok = w.ix.Members(data, 0, s.ms[:0]); !ok {
 		w.out = append(w.out, ev.Raw...)
 		return
 	}
@@ -180,7 +180,7 @@ func intMember(data []byte, ms []jsonspan.Member, key string, def int) int {
 // applied; with nothing to change its raw bytes go out.
 func (s *rsStream) send(raw, data []byte, t rsTarget, edits []jsonspan.Edit) {
 	w := s.w
-	s.sms, _ = jsonspan.Members(data, 0, s.sms[:0])
+	s.sms, _ = s.w.ix.Members(data, 0, s.sms[:0])
 	es := append(s.sedits[:0], edits...)
 	if m, ok := jsonspan.Lookup(data, s.sms, "sequence_number"); ok {
 		v, isInt := jsonspan.Int(data, m)
@@ -269,7 +269,7 @@ func (s *rsStream) itemAdded(ev *sse.Event, data []byte) {
 	}
 	s.items[up] = it
 	s.order = append(s.order, it)
-	ims, _ := jsonspan.Members(data, im.Start, nil)
+	ims, _ := s.w.ix.Members(data, im.Start, nil)
 	tm, _ := jsonspan.Lookup(data, ims, "type")
 	if string(jsonspan.StringBody(data, tm)) == "message" {
 		it.msg = true
@@ -291,7 +291,7 @@ func (s *rsStream) partAdded(ev *sse.Event, data []byte) {
 	}
 	p.added = rsHeld{raw: bytes.Clone(ev.Raw), data: bytes.Clone(data)}
 	if pm, ok := jsonspan.Lookup(data, s.ms, "part"); ok {
-		pms, _ := jsonspan.Members(data, pm.Start, nil)
+		pms, _ := s.w.ix.Members(data, pm.Start, nil)
 		tm, _ := jsonspan.Lookup(data, pms, "type")
 		if string(jsonspan.StringBody(data, tm)) == "output_text" {
 			s.textPart(p)
@@ -584,7 +584,7 @@ func (s *rsStream) partDone(ev *sse.Event, data []byte, part bool) {
 	tms := s.ms
 	pm, hasPart := jsonspan.Lookup(data, s.ms, "part")
 	if hasPart = part && hasPart; hasPart {
-		tms, _ = jsonspan.Members(data, pm.Start, nil)
+		tms, _ = s.w.ix.Members(data, pm.Start, nil)
 	}
 	var edits []jsonspan.Edit
 	if tm, ok := jsonspan.Lookup(data, tms, "text"); ok && p.text && jsonspan.IsString(data, tm) {
@@ -669,9 +669,9 @@ func (s *rsStream) final(ev *sse.Event, data []byte) {
 	var edits []jsonspan.Edit
 	if s.changed {
 		if rm, ok := jsonspan.Lookup(data, s.ms, "response"); ok {
-			rms, _ := jsonspan.Members(data, rm.Start, nil)
+			rms, _ := s.w.ix.Members(data, rm.Start, nil)
 			if om, ok := jsonspan.Lookup(data, rms, "output"); ok {
-				els, _ := jsonspan.Elems(data, om.Start, nil)
+				els, _ := s.w.ix.Elems(data, om.Start, nil)
 				edits = append(edits, jsonspan.Edit{Start: om.Start, End: om.End, Repl: s.output(data, els)})
 			}
 		}

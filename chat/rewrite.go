@@ -82,6 +82,9 @@ type streamRewriter struct {
 	data    []byte // scratch for edited event data
 	scratch []byte // scratch for an unquoted value
 	arena   []byte // replacement values of the current event's edits
+
+	// ix holds the members of the current event, found as it is validated.
+	ix jsonspan.Index
 }
 
 // keepQuoted returns b as a JSON string, kept in the arena until the next
@@ -280,6 +283,7 @@ func (w *streamRewriter) events(evs []sse.Event) {
 		}
 		ev := &evs[i]
 		w.arena = w.arena[:0]
+		w.ix.Reset() // indexed again when the stream validates it
 		if ev.Err != nil {
 			// An event over the decoder's limit is lost: the answer cannot
 			// be passed on whole. Stop; the reader gets the error.
