@@ -147,6 +147,8 @@ func BenchmarkRewriterThroughput(b *testing.B) {
 	}{
 		{"openai/plain", chattest.SeqOpenAIStream, 0},
 		{"openai/calls", chattest.SeqOpenAIStream, 64},
+		// Chunks alike but for their content, as most providers send them.
+		{"openai/calls-alike", chattest.OpenAIStream, 64},
 		{"anthropic/plain", chattest.TextAnthropicStream, 0},
 		{"anthropic/calls", chattest.TextAnthropicStream, 64},
 		{"responses/plain", chattest.ResponsesStream, 0},

@@ -16,10 +16,11 @@ import (
 type oaStream struct {
 	textFeed
 	choices []*oaChoice
-	last    []byte // the data of the last chunk with choices
-	tmpl    []byte // made of last when a chunk is made up: its top-level members but choices and usage, as `{...,`
-	tmplOK  bool   // tmpl is made of last
-	typ     string // the SSE event name the upstream uses (normally none)
+	last    []byte  // the data of the last chunk with choices
+	tmpl    []byte  // made of last when a chunk is made up: its top-level members but choices and usage, as `{...,`
+	tmplOK  bool    // tmpl is made of last
+	shape   oaShape // the shape of the last chunk of content only (openai_shape.go)
+	typ     string  // the SSE event name the upstream uses (normally none)
 	cur     *oaChoice
 
 	ms, cms, dms, tms, fms []jsonspan.Member
@@ -81,6 +82,9 @@ func (s *oaStream) event(ev *sse.Event) {
 		w.out = append(w.out, ev.Raw...)
 		return
 	}
+	if s.sameShape(ev) {
+		return // more content for the chunk shape seen last (openai_shape.go)
+	}
 	if !w.validEvent(ev) {
 		return
 	}
@@ -97,7 +101,7 @@ func (s *oaStream) event(ev *sse.Event) {
 		return
 	}
 	s.typ = ev.Type
-	s.last, s.tmplOK = append(s.last[:0], data...), false
+	s.last, s.tmplOK, s.shape.ch = append(s.last[:0], data...), false, nil
 	s.edits = s.edits[:0]
 	queued := false
 	for _, el := range s.els {
@@ -233,10 +237,6 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 	if ch == nil || ch.closed {
 		return false
 	}
-	s.cur = ch
-	s.begin()
-	s.in = s.in[:0]
-
 	dm, hasDelta := jsonspan.Lookup(data, s.cms, "delta")
 	contentM, toolsM := jsonspan.Member{Start: -1}, jsonspan.Member{Start: -1}
 	if hasDelta {
@@ -256,8 +256,27 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 		}
 	}
 	fm, hasFinish := jsonspan.Lookup(data, s.cms, "finish_reason")
-	finishing := hasFinish && jsonspan.IsString(data, fm)
+	d := oaDelta{content: contentM, tools: toolsM, delta: dm, hasDelta: hasDelta, finish: fm,
+		finishing: hasFinish && jsonspan.IsString(data, fm), single: single, only: -1}
+	held = s.apply(ev, data, ch, &d)
+	s.noteShape(data, ch, &d)
+	return held
+}
 
+// oaDelta is what the rewriting of one choice of a chunk needs of it.
+type oaDelta struct {
+	content, tools, delta, finish jsonspan.Member // Start -1 when absent
+	hasDelta, finishing, single   bool
+	only                          int8 // onlyContent's verdict when known: 1 yes, 0 no, -1 unknown
+}
+
+// apply rewrites choice ch of a chunk, described by d: its content goes
+// through the choice's parser. It reports whether the chunk was held.
+func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (held bool) {
+	s.cur = ch
+	s.begin()
+	s.in = s.in[:0]
+	contentM, toolsM, fm, finishing, single := d.content, d.tools, d.finish, d.finishing, d.single
 	cut := false // a runaway
 	if contentM.Start >= 0 {
 		s.in = jsonspan.AppendUnquoted(s.in, data[contentM.Start:contentM.End])
@@ -300,14 +319,14 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 	}
 	run := s.lastRun(s, &ch.textChan, finishing)
 	switch {
-	case len(run) == 0 && len(s.in) > 0 && s.onlyContent(data, single, finishing, toolsM):
+	case len(run) == 0 && len(s.in) > 0 && s.onlyContent(data, d):
 		return true // its content went into the chunks made before it, or waits: nothing is left to send
 	case contentM.Start >= 0:
 		if !bytes.Equal(run, s.in) {
 			s.edits = append(s.edits, jsonspan.Edit{Start: contentM.Start, End: contentM.End, Repl: s.w.keepQuoted(run)})
 		}
-	case len(run) > 0 && hasDelta:
-		s.edits = append(s.edits, jsonspan.InsertMember(s.dms, dm.End, "content", jsonspan.AppendQuoted(nil, run)))
+	case len(run) > 0 && d.hasDelta:
+		s.edits = append(s.edits, jsonspan.InsertMember(s.dms, d.delta.End, "content", jsonspan.AppendQuoted(nil, run)))
 	case len(run) > 0:
 		s.text(run)
 	}
@@ -316,8 +335,11 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 
 // onlyContent reports whether the chunk being handled says nothing but
 // its choice's content: one choice, no finish, role, tool calls or usage.
-func (s *oaStream) onlyContent(data []byte, single, finishing bool, toolsM jsonspan.Member) bool {
-	if !single || finishing || toolsM.Start >= 0 || len(s.dms) != 1 || len(s.cms) > 4 {
+func (s *oaStream) onlyContent(data []byte, d *oaDelta) bool {
+	if d.only >= 0 {
+		return d.only == 1
+	}
+	if !d.single || d.finishing || d.tools.Start >= 0 || len(s.dms) != 1 || len(s.cms) > 4 {
 		return false
 	}
 	for _, m := range s.cms {
