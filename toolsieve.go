@@ -181,6 +181,11 @@ func (p *Parser) Feed(chunk []byte) []Event {
 		p.plain[0].Offset = p.b.Plain(len(chunk))
 		return p.plain
 	}
+	return p.feed(chunk)
+}
+
+// feed is Feed's long way.
+func (p *Parser) feed(chunk []byte) []Event {
 	p.b.Reset()
 	if p.done {
 		p.b.Rejected(chunk, "Feed after Close: input ignored")

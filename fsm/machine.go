@@ -11,7 +11,6 @@
 package fsm
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
@@ -315,6 +314,7 @@ type Machine struct {
 	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
 	probe   *probe    // made when first needed
 	textOff int64     // input offset of the text being handled
+	plain   bool      // WritePlain may take a chunk (plain.go)
 	// prev is the input byte before the next one handled (0 at the start):
 	// a word opener counts only after a byte that is not a word byte.
 	prev byte
@@ -335,21 +335,13 @@ func New(opt Options, sink Sink) *Machine {
 	m.sink = &m.loop
 	m.call.loose = -1
 	m.watchProse()
+	m.plain = m.idle()
 	return m
 }
 
 // Holding reports how many input bytes are held back and not yet reported:
 // a possible marker, the markup in progress and calls held as a possible loop.
 func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) + m.loop.holding() }
-
-// plainStop marks the bytes that keep a chunk off the fast path: marker
-// triggers, '{' (text openers) and '>' (tags without '<'); newlines are
-// looked at.
-var plainStop = func() (t [256]bool) {
-	t = lexer.Triggers()
-	t['{'], t['\n'], t['>'] = true, true, true
-	return t
-}()
 
 // discardStopped reports input after a runaway, which is no longer
 // tokenized, as discards that never end inside a UTF-8 sequence.
@@ -371,68 +363,6 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 	m.stopTail = append(m.stopTail[:0], p[n:]...) // p may be stopTail: append moves safely
 }
 
-// WritePlain consumes p and reports true when p is plain text that changes
-// no state: the caller then reports p as text itself, without the sink.
-// Otherwise it consumes nothing and the caller uses Write.
-func (m *Machine) WritePlain(p []byte) bool {
-	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.labelHeld() || m.strays != 0 || len(p) == 0 || m.loop.busy() {
-		return false
-	}
-	nl := -1
-	for i, c := range p {
-		if plainStop[c] {
-			if c != '\n' && (c != '>' || m.bareOn()) { // '>' may end a tag written without '<' (bare.go)
-				return false
-			}
-			if c == '\n' {
-				nl = i
-			}
-		}
-	}
-	// A line may be a word line (see wordLine): those chunks take the long way.
-	atLine := m.atLine
-	switch {
-	case nl < 0:
-		if atLine && heldLead[p[0]] {
-			return false
-		}
-		atLine = false
-	case nl == len(p)-1:
-		start := bytes.LastIndexByte(p[:nl], '\n') + 1
-		if (start > 0 || m.atLine) && isLowerWord(p[start:nl]) {
-			return false
-		}
-		atLine = true
-	default:
-		if heldLead[p[nl+1]] {
-			return false
-		}
-		atLine = false
-	}
-	// Text ending in a prefix of a word opener (`func` of `functools[`) is
-	// held back: only the end of the chunk is looked at.
-	if m.ix.leads && !m.writePlainLead(p, atLine) || !m.ix.leads && !m.lex.Plain(p) {
-		return false
-	}
-	m.atLine = atLine
-	if m.tail != nil {
-		m.tail.write(p) // the text bare arguments may follow (bareargs.go)
-	}
-	return true
-}
-
-// writePlainLead ends WritePlain when a word opener (functools[) is on:
-// text ending in a prefix of its word is held back, and the byte before the
-// next chunk is kept. Apart, so that the common path stays small.
-func (m *Machine) writePlainLead(p []byte, atLine bool) bool {
-	if pt.mayEndWord(p) && m.leadTail(p, pt.all) >= 0 || !m.lex.Plain(p) {
-		return false
-	}
-	m.atLine = atLine
-	m.prev = p[len(p)-1]
-	return true
-}
-
 // valueStop marks the bytes that keep a chunk of a value off the fast
 // path: marker triggers and '>' (misspelt closers).
 var valueStop = func() (t [256]bool) {
@@ -443,6 +373,11 @@ var valueStop = func() (t [256]bool) {
 
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
+	m.write(p)
+	m.plain = m.idle()
+}
+
+func (m *Machine) write(p []byte) {
 	if m.lv == lvStopped {
 		m.discardStopped(p, false)
 		return
@@ -471,6 +406,11 @@ func (m *Machine) Write(p []byte) {
 // Close ends the stream: held-back bytes are resolved and open markup is
 // closed (calls carry closed_at_eof).
 func (m *Machine) Close() {
+	m.close()
+	m.plain = false
+}
+
+func (m *Machine) close() {
 	if m.lv == lvStopped {
 		m.discardStopped(nil, true)
 		return
