@@ -11,8 +11,6 @@
 package fsm
 
 import (
-	"slices"
-
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 	"github.com/toolsieve/toolsieve/fsm/loosejson"
 	"github.com/toolsieve/toolsieve/fsm/pyscan"
@@ -46,6 +44,9 @@ type Call struct {
 	Repairs Repairs
 	Raw     []byte
 	Offset  int64 // input offset of Raw[0]
+	// Stable: Raw and the Params' bytes stay valid until the next Write
+	// or Close, so a sink may keep them without copying (keep.go).
+	Stable bool
 }
 
 // Sink receives what the machine recognises, in input order. Byte slices
@@ -286,6 +287,8 @@ type Machine struct {
 	fence fenceText // in a fenced code block: its label and where its body is (fencetext.go)
 
 	buf      []byte // markup in progress
+	kept     []byte // the buffer holding a Stable call's bytes, until the next Write (keep.go)
+	side     []byte // room for buf while kept is set aside
 	bufOff   int64  // input offset of buf[0]
 	names    []byte // names of the call in progress
 	blk      block
@@ -373,6 +376,9 @@ var valueStop = func() (t [256]bool) {
 
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
+	if m.kept != nil {
+		m.restore()
+	}
 	m.write(p)
 	m.plain = m.idle()
 }
@@ -406,6 +412,9 @@ func (m *Machine) write(p []byte) {
 // Close ends the stream: held-back bytes are resolved and open markup is
 // closed (calls carry closed_at_eof).
 func (m *Machine) Close() {
+	if m.kept != nil {
+		m.restore()
+	}
 	m.close()
 	m.plain = false
 }
@@ -593,11 +602,11 @@ func (m *Machine) add(b []byte) bool {
 		return false
 	}
 	if len(m.buf)+len(b) > cap(m.buf) {
-		// Double, up to the cap: append's growth for large slices (1.25×)
-		// would allocate about five times a large call's size in all.
-		m.buf = slices.Grow(m.buf, min(max(len(b), cap(m.buf)), m.opt.MaxCall-len(m.buf)))
+		m.grow(len(b)) // callbuf.go
 	}
-	m.buf = append(m.buf, b...)
+	n := len(m.buf)
+	m.buf = m.buf[:n+len(b)] // not append: no write barrier for the same array
+	copy(m.buf[n:], b)
 	return true
 }
 

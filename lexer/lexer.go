@@ -310,9 +310,13 @@ func CompleteUTF8(b []byte) int {
 }
 
 func (l *Lexer) textToken(b []byte, off int64) *Token {
-	l.tok = Token{Kind: Text, Raw: b, Offset: off}
+	t := &l.tok
+	if t.Kind != Text {
+		*t = Token{} // a text token holds no other field: reset only after a marker
+	}
+	t.Raw, t.Offset, t.Flags = b, off, 0
 	l.remember(b)
-	return &l.tok
+	return t
 }
 
 // remember keeps the last bytes returned, for LineStart.

@@ -94,15 +94,25 @@ func AppendQuoted[T string | []byte](dst []byte, s T) []byte {
 
 func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
 	const hex = "0123456789abcdef"
+	safe := &safeASCII
+	if !checkUTF8 {
+		safe = &safeBytes
+	}
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip what needs no escape: eight bytes at a time, then one.
+		for i+8 <= len(s) && plainWord(load64(s, i), checkUTF8) {
+			i += 8
+		}
+		for i < len(s) && safe[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf || !checkUTF8 {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -140,6 +150,40 @@ func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// safeASCII and safeBytes mark the bytes a JSON string holds as they are:
+// printable ASCII but '"' and '\\'; safeBytes adds every byte from 0x80.
+var safeASCII, safeBytes = func() (a, b [256]bool) {
+	for c := 0x20; c < 0x100; c++ {
+		a[c] = c < utf8.RuneSelf && c != '"' && c != '\\'
+		b[c] = a[c] || c >= utf8.RuneSelf
+	}
+	return a, b
+}()
+
+// load64 reads s[i:i+8] as a little-endian word.
+func load64[T string | []byte](s T, i int) uint64 {
+	w := s[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// plainWord reports whether none of the eight bytes of x needs an escape:
+// no control byte, '"' or '\\', and, with ascii, no byte from 0x80. Each
+// test sets a byte's high bit where it matches (borrows only follow a
+// match, so the answer for the word is exact).
+func plainWord(x uint64, ascii bool) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := (x - 0x20*ones) &^ x
+	q := x ^ '"'*ones
+	t |= (q - ones) &^ q
+	b := x ^ '\\'*ones
+	t |= (b - ones) &^ b
+	if ascii {
+		t |= x
+	}
+	return t&highs == 0
 }
 
 // Compact appends valid JSON v without insignificant whitespace and with
