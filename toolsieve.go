@@ -191,7 +191,9 @@ func (p *Parser) feed(chunk []byte) []Event {
 		p.b.Rejected(chunk, "Feed after Close: input ignored")
 		return p.b.Events()
 	}
-	p.reportErr()
+	if p.err != nil {
+		p.reportErr()
+	}
 	p.m.Write(chunk)
 	return p.b.Events()
 }

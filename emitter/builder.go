@@ -130,8 +130,12 @@ func (b *Builder) Call(c *fsm.Call) {
 		tool, name = t, t.Name
 	}
 	// One growth for the call's typed arguments, which take about as much
-	// room as the values they come from, and its raw bytes unless Stable.
-	need := len(c.Raw) + len(c.Raw)/8 + len(c.Args) + 64
+	// room as the JSON or the values (plus escapes) they come from, and its
+	// raw bytes unless Stable.
+	need := len(c.Args) + 64
+	if c.Params != nil || c.Args == nil {
+		need += len(c.Raw) + len(c.Raw)/8
+	}
 	if !c.Stable {
 		need += len(c.Raw)
 	}
@@ -156,11 +160,11 @@ func (b *Builder) Call(c *fsm.Call) {
 			rep |= fsm.RSchemaMismatch
 		}
 	} else {
-		v, fits := schema.TypeJSONValue(c.Args, toolSchema(tool))
+		var fits bool
+		args, fits = schema.AppendJSONValue(args, c.Args, toolSchema(tool))
 		if !fits {
 			rep |= fsm.RSchemaMismatch
 		}
-		args = append(args, v...)
 	}
 	b.arena = args
 	b.textStart = -1

@@ -366,18 +366,13 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 	m.stopTail = append(m.stopTail[:0], p[n:]...) // p may be stopTail: append moves safely
 }
 
-// valueStop marks the bytes that keep a chunk of a value off the fast
-// path: marker triggers and '>' (misspelt closers).
-var valueStop = func() (t [256]bool) {
-	t = lexer.Triggers()
-	t['>'] = true
-	return t
-}()
-
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
 	if m.kept != nil {
 		m.restore()
+	}
+	if m.lv == lvValue && m.writeValue(p) { // plain.go
+		return
 	}
 	m.write(p)
 	m.plain = m.idle()
@@ -392,11 +387,12 @@ func (m *Machine) write(p []byte) {
 		m.sink.Text(p)
 		return
 	}
-	if m.lv == lvValue && !m.pend.active && !hasAny(p, &valueStop) && m.lex.Plain(p) {
-		m.add(p) // more of an argument's value
-		if m.ix.leads {
-			m.prev = p[len(p)-1]
-		}
+	if m.writeJSONString(p) { // jsonfast.go
+		return
+	}
+	if !hasAny(p, &markerStart) && m.lex.Plain(p) { // one text token: the lexer would return p whole
+		m.textOff = m.lex.Offset() - int64(len(p))
+		m.text(p)
 		return
 	}
 	m.lex.Feed(p)

@@ -22,6 +22,10 @@ var plainStop = func() (t [256]bool) {
 	return t
 }()
 
+// markerStart marks the bytes that may start a marker (the lexer's
+// triggers): a chunk without them is one text token.
+var markerStart = lexer.Triggers()
+
 // idle reports whether the state lets plain text through WritePlain: the
 // text level, outside code, with nothing held (a word line, a label, a
 // call that may belong to a loop, a marker's start) and no stray closers
@@ -34,8 +38,10 @@ func (m *Machine) idle() bool {
 // WritePlain consumes p and reports true when p is plain text that changes
 // no state: the caller then reports p as text itself, without the sink.
 // Otherwise it consumes nothing and the caller uses Write.
-func (m *Machine) WritePlain(p []byte) bool {
-	if !m.plain || len(p) == 0 {
+func (m *Machine) WritePlain(p []byte) bool { return m.plain && m.writePlain(p) }
+
+func (m *Machine) writePlain(p []byte) bool {
+	if len(p) == 0 {
 		return false
 	}
 	stop := false
@@ -94,4 +100,26 @@ func (m *Machine) plainLines(p []byte) (atLine, ok bool) {
 	default:
 		return false, !heldLead[p[nl+1]]
 	}
+}
+
+// valueStop marks the bytes that keep a chunk of a value off the short
+// path: marker triggers and '>' (misspelt closers).
+var valueStop = func() (t [256]bool) {
+	t = markerStart
+	t['>'] = true
+	return t
+}()
+
+// writeValue takes chunk p whole when it is more of an argument's value
+// that holds nothing that may be markup, and reports whether it did. The
+// state does not change: m.plain stays as it is.
+func (m *Machine) writeValue(p []byte) bool {
+	if m.pend.active || hasAny(p, &valueStop) || !m.lex.Plain(p) {
+		return false
+	}
+	m.add(p)
+	if m.ix.leads {
+		m.prev = p[len(p)-1]
+	}
+	return true
 }

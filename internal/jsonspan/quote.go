@@ -4,6 +4,7 @@ package jsonspan
 
 import (
 	"bytes"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -102,8 +103,11 @@ func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte
 	start := 0
 	for i := 0; i < len(s); {
 		// Skip what needs no escape: eight bytes at a time, then one.
-		for i+8 <= len(s) && plainWord(load64(s, i), checkUTF8) {
-			i += 8
+		for ; i+8 <= len(s); i += 8 {
+			if m := specialBytes(load64(s, i), checkUTF8); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
 		}
 		for i < len(s) && safe[s[i]] {
 			i++
@@ -169,11 +173,23 @@ func load64[T string | []byte](s T, i int) uint64 {
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
-// plainWord reports whether none of the eight bytes of x needs an escape:
-// no control byte, '"' or '\\', and, with ascii, no byte from 0x80. Each
-// test sets a byte's high bit where it matches (borrows only follow a
-// match, so the answer for the word is exact).
-func plainWord(x uint64, ascii bool) bool {
+// skipPlain skips string bytes from b[i] that neither end nor escape a
+// string ('"', '\\', control bytes), eight at a time, and returns the
+// offset of the first byte that does, or where fewer than eight are left.
+func skipPlain(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := specialBytes(load64(b, i), false); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	return i
+}
+
+// specialBytes sets the high bit of each byte of x that needs an escape in
+// a string: a control byte, '"' or '\\', and, with ascii, a byte from
+// 0x80. Bits above the lowest one set may be false matches (borrows), so
+// the lowest one marks the first such byte exactly.
+func specialBytes(x uint64, ascii bool) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	t := (x - 0x20*ones) &^ x
 	q := x ^ '"'*ones
@@ -183,7 +199,7 @@ func plainWord(x uint64, ascii bool) bool {
 	if ascii {
 		t |= x
 	}
-	return t&highs == 0
+	return t & highs
 }
 
 // Compact appends valid JSON v without insignificant whitespace and with
@@ -211,8 +227,18 @@ func Compact(dst, v []byte) []byte {
 // SanitizeString appends a valid JSON string token, replacing invalid
 // UTF-8 with \ufffd and escaping U+2028/U+2029.
 func SanitizeString(dst, tok []byte) []byte {
+	const highs = 0x8080808080808080
 	start := 0
 	for i := 0; i < len(tok); {
+		for ; i+8 <= len(tok); i += 8 { // ASCII, eight bytes at a time
+			if m := load64(tok, i) & highs; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+		}
+		if i == len(tok) {
+			break
+		}
 		if tok[i] < utf8.RuneSelf {
 			i++
 			continue

@@ -97,3 +97,37 @@ func refQuote(s string, checkUTF8 bool) []byte {
 	}
 	return append(dst, '"')
 }
+
+// TestStringScansBulk: the string scans that skip eight bytes at a time
+// (Valid, SkipString, SanitizeString) agree with encoding/json and with
+// one byte at a time, wherever the bytes that matter fall.
+func TestStringScansBulk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	palette := []byte{'a', 'a', 'a', 'a', '"', '\\', 'n', 'u', '0', '\x01', 0xC3, 0xA9, 0xE2, 0x80, 0xA8, 0xFF}
+	for range 5000 {
+		body := make([]byte, rng.IntN(40))
+		for i := range body {
+			body[i] = palette[rng.IntN(len(palette))]
+		}
+		tok := append(append([]byte{'"'}, body...), '"')
+		require.Equal(t, json.Valid(tok), Valid(tok), "%q", tok)
+		end := -1
+		for j := 1; j < len(tok); j++ {
+			if tok[j] == '\\' {
+				j++
+			} else if tok[j] == '"' {
+				end = j + 1
+				break
+			}
+		}
+		require.Equal(t, end, SkipString(tok, 0), "%q", tok)
+		if json.Valid(tok) {
+			got := SanitizeString(nil, tok)
+			var a, b string
+			require.NoError(t, json.Unmarshal(got, &a), "%q", got)
+			require.NoError(t, json.Unmarshal(tok, &b))
+			require.Equal(t, b, a, "%q", tok)
+			require.True(t, utf8.Valid(got), "%q", got)
+		}
+	}
+}
