@@ -4,7 +4,9 @@ package jsonspan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -100,24 +102,32 @@ func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte
 		safe = &safeBytes
 	}
 	dst = append(dst, '"')
-	start := 0
 	for i := 0; i < len(s); {
-		// Skip what needs no escape: eight bytes at a time, then one.
-		for ; i+8 <= len(s); i += 8 {
-			if m := specialBytes(load64(s, i), checkUTF8); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
+		// Copy what needs no escape: eight bytes at a time (k of them up
+		// to the first that does), then one at a time at the end.
+		k := 8
+		for i+8 <= len(s) {
+			x := load64(s, i)
+			if m := specialBytes(x, checkUTF8); m != 0 {
+				k = bits.TrailingZeros64(m) / 8
+			}
+			dst = appendWord(dst, x, k)
+			if i += k; k < 8 {
 				break
 			}
 		}
-		for i < len(s) && safe[s[i]] {
-			i++
-		}
-		if i == len(s) {
-			break
+		if k == 8 { // fewer than eight bytes left
+			start := i
+			for i < len(s) && safe[s[i]] {
+				i++
+			}
+			dst = append(dst, s[start:i]...)
+			if i == len(s) {
+				break
+			}
 		}
 		c := s[i]
 		if c < utf8.RuneSelf || !checkUTF8 {
-			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
 				dst = append(dst, '\\', c)
@@ -131,29 +141,33 @@ func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
 			i++
-			start = i
 			continue
 		}
 		var rb [utf8.UTFMax]byte
 		r, size := utf8.DecodeRune(rb[:copy(rb[:], s[i:])])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
+		switch {
+		case r == utf8.RuneError && size == 1:
 			dst = append(dst, "\\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
+		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
+		default:
+			dst = append(dst, s[i:i+size]...)
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// appendWord appends the first k bytes of the little-endian word x. The
+// whole word is stored (past the new length, within the capacity), which
+// is cheaper than copying k bytes one way or another.
+func appendWord(dst []byte, x uint64, k int) []byte {
+	n := len(dst)
+	if cap(dst)-n < 8 {
+		dst = slices.Grow(dst, 8)
+	}
+	binary.LittleEndian.PutUint64(dst[n:n+8], x)
+	return dst[:n+k]
 }
 
 // safeASCII and safeBytes mark the bytes a JSON string holds as they are:
