@@ -4,7 +4,8 @@ package fsm
 // that cannot end the string, start a marker or end a misspelt closer is
 // taken whole here, with the result textInJSON reaches piece by piece: the
 // bytes go to the buffer and the scanner, but for the letters at the end,
-// which stay held (they may begin a misspelt closer).
+// which stay held (they may begin a misspelt closer). Escapes are allowed
+// when they are whole and simple (\n, \", ...): the string goes on.
 
 // jsonStringStop marks the bytes that keep a chunk of a JSON string off
 // the short path: marker triggers, '>', quotes, '\\' and control bytes.
@@ -21,7 +22,7 @@ var jsonStringStop = func() (t [256]bool) {
 // whether it did.
 func (m *Machine) writeJSONString(p []byte) bool {
 	if m.lv != lvJSON || m.pend.active || !m.json.InStringBody() || len(m.buf)+len(p) > m.opt.MaxCall ||
-		hasAny(p, &jsonStringStop) || !m.lex.Plain(p) {
+		!inString(p) || !m.lex.Plain(p) {
 		return false
 	}
 	held := m.jheld
@@ -34,5 +35,23 @@ func (m *Machine) writeJSONString(p []byte) bool {
 	m.feedBytes(m.buf[len(m.buf)-len(p)-held : len(m.buf)-m.jheld])
 	m.textOff = m.lex.Offset()
 	m.prev = p[len(p)-1]
+	return true
+}
+
+// simpleEscape marks the bytes that make a whole escape after a backslash.
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// inString reports whether p, inside a string and not in an escape, leaves
+// it so: no byte of jsonStringStop, but backslashes that begin whole simple
+// escapes.
+func inString(p []byte) bool {
+	for i := 0; i < len(p); i++ {
+		if jsonStringStop[p[i]] {
+			if p[i] != '\\' || i+1 == len(p) || !simpleEscape[p[i+1]] {
+				return false
+			}
+			i++
+		}
+	}
 	return true
 }
