@@ -6,6 +6,14 @@ package fsm
 // bytes go to the buffer and the scanner, but for the letters at the end,
 // which stay held (they may begin a misspelt closer). Escapes are allowed
 // when they are whole and simple (\n, \", ...): the string goes on.
+//
+// The scanner gets such bytes later, in one piece (m.jlazy of them before
+// the held letters): it is resumable, so what it makes does not depend on
+// that, and nothing looks at it before Write or Close hand them over
+// (flushJSON), or maxLazy of them wait.
+
+// maxLazy bounds the bytes that wait for the scanner.
+const maxLazy = 64 << 10
 
 // jsonStringStop marks the bytes that keep a chunk of a JSON string off
 // the short path: marker triggers, '>', quotes, '\\' and control bytes.
@@ -19,23 +27,42 @@ var jsonStringStop = func() (t [256]bool) {
 }()
 
 // writeJSONString takes chunk p whole when it is such text, and reports
-// whether it did.
+// whether it did. The state does not change: m.plain stays as it is.
 func (m *Machine) writeJSONString(p []byte) bool {
-	if m.lv != lvJSON || m.pend.active || !m.json.InStringBody() || len(m.buf)+len(p) > m.opt.MaxCall ||
-		!inString(p) || !m.lex.Plain(p) {
+	// Bytes waiting for the scanner end inside the string, out of escapes.
+	if m.lv != lvJSON || m.pend.active || m.jlazy == 0 && !m.json.InStringBody() || len(m.buf)+len(p) > m.opt.MaxCall {
+		return false
+	}
+	esc, ok := inString(p)
+	if !ok || !m.lex.Plain(p) {
 		return false
 	}
 	held := m.jheld
 	m.add(p)
-	if w := len(trailingWord(p)); w < len(p) {
+	w := len(trailingWord(p))
+	if w < len(p) {
 		m.jheld = w // the held letters before p go to the scanner with the rest
 	} else {
 		m.jheld = min(held+w, maxHeldWord)
 	}
-	m.feedBytes(m.buf[len(m.buf)-len(p)-held : len(m.buf)-m.jheld])
+	m.jlazy += len(p) + held - m.jheld
+	if esc > len(p)-w || m.jlazy >= maxLazy { // the held letters begin inside an escape (\n): the scanner is in it
+		m.flushJSON()
+	}
 	m.textOff = m.lex.Offset()
 	m.prev = p[len(p)-1]
 	return true
+}
+
+// flushJSON hands the bytes that wait for the scanner over to it.
+func (m *Machine) flushJSON() {
+	if m.jlazy == 0 {
+		return
+	}
+	end := len(m.buf) - m.jheld
+	b := m.buf[end-m.jlazy : end]
+	m.jlazy = 0
+	m.feedBytes(b)
 }
 
 // simpleEscape marks the bytes that make a whole escape after a backslash.
@@ -43,15 +70,16 @@ var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': t
 
 // inString reports whether p, inside a string and not in an escape, leaves
 // it so: no byte of jsonStringStop, but backslashes that begin whole simple
-// escapes.
-func inString(p []byte) bool {
+// escapes. esc is where the last escape ends (0: none).
+func inString(p []byte) (esc int, ok bool) {
 	for i := 0; i < len(p); i++ {
 		if jsonStringStop[p[i]] {
 			if p[i] != '\\' || i+1 == len(p) || !simpleEscape[p[i+1]] {
-				return false
+				return 0, false
 			}
 			i++
+			esc = i + 1
 		}
 	}
-	return true
+	return esc, true
 }

@@ -301,6 +301,7 @@ type Machine struct {
 	lj       *loosejson.Scanner // loose objects; made when first needed
 	hash     hashTrack          // the end of a call's hash (hash.go)
 	jheld    int                // bytes at the end of buf not yet fed to json
+	jlazy    int                // bytes before those, not yet fed to json either (jsonfast.go)
 	params   []Param
 	argsBuf  []byte
 	out      *Call  // where a call is built (allocated with the first call: an idle parser stays small)
@@ -371,9 +372,10 @@ func (m *Machine) Write(p []byte) {
 	if m.kept != nil {
 		m.restore()
 	}
-	if m.lv == lvValue && m.writeValue(p) { // plain.go
+	if m.lv == lvValue && m.writeValue(p) || m.writeJSONString(p) { // plain.go, jsonfast.go
 		return
 	}
+	m.flushJSON()
 	m.write(p)
 	m.plain = m.idle()
 }
@@ -385,9 +387,6 @@ func (m *Machine) write(p []byte) {
 	}
 	if m.WritePlain(p) {
 		m.sink.Text(p)
-		return
-	}
-	if m.writeJSONString(p) { // jsonfast.go
 		return
 	}
 	if !hasAny(p, &markerStart) && m.lex.Plain(p) { // one text token: the lexer would return p whole
@@ -411,6 +410,7 @@ func (m *Machine) Close() {
 	if m.kept != nil {
 		m.restore()
 	}
+	m.flushJSON()
 	m.close()
 	m.plain = false
 }
