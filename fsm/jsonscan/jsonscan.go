@@ -19,6 +19,8 @@ package jsonscan
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 )
 
 // Grammar states. The comments say what the scanner expects next.
@@ -207,6 +209,9 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 		switch s.state {
 		case stStr:
 			j := i
+			if s.quote == '"' {
+				j = jsonspan.SkipPlain(p, j) // eight bytes at a time
+			}
 			for j < len(p) {
 				c := p[j]
 				if c < 0x20 || c == '"' || c == '\\' || c == s.quote {

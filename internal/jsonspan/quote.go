@@ -187,10 +187,10 @@ func load64[T string | []byte](s T, i int) uint64 {
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
-// skipPlain skips string bytes from b[i] that neither end nor escape a
+// SkipPlain skips string bytes from b[i] that neither end nor escape a
 // string ('"', '\\', control bytes), eight at a time, and returns the
 // offset of the first byte that does, or where fewer than eight are left.
-func skipPlain(b []byte, i int) int {
+func SkipPlain(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		if m := specialBytes(load64(b, i), false); m != 0 {
 			return i + bits.TrailingZeros64(m)/8

@@ -82,7 +82,7 @@ func scanLiteral(b []byte, i int, lit string) (int, bool) {
 
 func scanString(b []byte, i int) (int, bool) {
 	for i++; i < len(b); i++ {
-		if i = skipPlain(b, i); i == len(b) {
+		if i = SkipPlain(b, i); i == len(b) {
 			break
 		}
 		switch c := b[i]; {
