@@ -276,3 +276,31 @@ func TestFeedAfterClose(t *testing.T) {
 	assert.Equal(t, int64(2), ev[0].Offset)
 	assert.Empty(t, p.Close())
 }
+
+// TestCallBytesStayUntilNextFeed: a call's raw bytes may alias the
+// parser's buffer (not copied); they stay as they were until the next
+// Feed, while more calls and markup follow in the same chunk and later.
+func TestCallBytesStayUntilNextFeed(t *testing.T) {
+	a := "<tool_call>\n<function=f>\n<parameter=x>\n" + strings.Repeat("a", 3000) + "\n</parameter>\n</function>\n</tool_call>"
+	b := strings.Replace(a, "aaa", "bbb", 1)
+	c := strings.Replace(a, "aaa", "ccc", 1)
+	p := NewParser(Options{})
+	var raws []string
+	var events []Event
+	for _, chunk := range []string{"x " + a[:100], a[100:] + "\n" + b + "\n" + c[:50], c[50:] + "\nend"} {
+		from := len(raws)
+		for _, e := range p.Feed([]byte(chunk)) {
+			if e.Type == ToolCall {
+				events = append(events, e)
+				raws = append(raws, string(e.Raw))
+			}
+		}
+		for i, e := range events { // valid until the next Feed: none changed meanwhile
+			require.Equal(t, raws[from+i], string(e.Raw))
+		}
+		events = events[:0]
+	}
+	p.Close()
+	body := func(s string) string { return strings.TrimSuffix(s, "\n</tool_call>") }
+	require.Equal(t, []string{body(a), body(b), body(c)}, raws)
+}

@@ -191,12 +191,19 @@ func (p *Parser) Feed(chunk []byte) []Event {
 		p.plain[0].Offset = p.b.Plain(len(chunk))
 		return p.plain
 	}
+	return p.feed(chunk)
+}
+
+// feed is Feed's long way.
+func (p *Parser) feed(chunk []byte) []Event {
 	p.b.Reset()
 	if p.done {
 		p.b.Rejected(chunk, "Feed after Close: input ignored")
 		return p.b.Events()
 	}
-	p.reportErr()
+	if p.err != nil {
+		p.reportErr()
+	}
 	p.m.Write(chunk)
 	return p.b.Events()
 }

@@ -101,6 +101,54 @@ func TestIdleParserMemory(t *testing.T) {
 	runtime.KeepAlive(used)
 }
 
+// TestLargeCallPeakMemory measures the heap a parser needs for one large
+// call with a large cap: the peak of the live heap between Feeds, over the
+// call's size, must stay within 2.5 (its buffer, its arguments and the room
+// they grow in). The collector runs after each Feed, so that the heap seen
+// is what is live, whatever else ran before.
+func TestLargeCallPeakMemory(t *testing.T) {
+	for _, dialect := range []string{"qwen3_coder", "dsml"} {
+		in := singleCall(dialect, fileContent(24<<20))
+		opt := toolsieve.Options{MaxCallBytes: 128 << 20}
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		base, peak, total := ms.HeapAlloc, ms.HeapAlloc, ms.TotalAlloc
+		p := toolsieve.NewParser(opt)
+		calls := 0
+		for i := 0; i < len(in); i += 256 << 10 {
+			evs := p.Feed(in[i:min(i+256<<10, len(in))])
+			calls += feedCount(evs)
+			runtime.GC() // evs, still live, hold the call's arguments
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+			runtime.KeepAlive(evs)
+		}
+		calls += feedCount(p.Close())
+		runtime.KeepAlive(p)
+		ratio := float64(peak-base) / float64(len(in))
+		t.Logf("%s call of %d bytes: peak live heap %.2f× its size, %.2f bytes allocated per byte", dialect, len(in), ratio,
+			float64(ms.TotalAlloc-total)/float64(len(in)))
+		if calls != 1 {
+			t.Fatalf("%s: %d calls, want 1", dialect, calls)
+		}
+		if ratio > 2.5 {
+			t.Errorf("%s: peak live heap %.2f× the call's size, want at most 2.5×", dialect, ratio)
+		}
+	}
+}
+
+// feedCount counts the tool_call events in evs.
+func feedCount(evs []toolsieve.Event) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == toolsieve.ToolCall {
+			n++
+		}
+	}
+	return n
+}
+
 // bigFields lists the fields of struct type t of 64 bytes or more.
 func bigFields(t reflect.Type) string {
 	var b strings.Builder

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/toolsieve/toolsieve"
@@ -100,9 +101,10 @@ func sizeName(n int) string {
 }
 
 // BenchmarkCallScaling measures one call whose parameter value is N bytes,
-// fed in 4-byte chunks. ns/B should not grow with N.
+// fed in 4-byte chunks. ns/B should not grow with N. allocB/B is the bytes
+// a new parser allocates per input byte (B/op over the input's size).
 func BenchmarkCallScaling(b *testing.B) {
-	for _, dialect := range []string{"anthropic", "qwen3_coder", "llama4_pythonic", "gemma4"} {
+	for _, dialect := range []string{"anthropic", "qwen3_coder", "dsml", "llama4_pythonic", "gemma4"} {
 		for _, n := range []int{64 << 10, 1 << 20, 8 << 20, 16 << 20} {
 			in := singleCall(dialect, fileContent(n))
 			opt := toolsieve.Options{MaxCallBytes: len(in) + 64<<10} // escaped values are longer than n
@@ -110,6 +112,8 @@ func BenchmarkCallScaling(b *testing.B) {
 				b.SetBytes(int64(len(in)))
 				b.ReportAllocs()
 				var t tally
+				var before runtime.MemStats
+				runtime.ReadMemStats(&before)
 				for b.Loop() {
 					t = feedFixed(opt, in, 4)
 				}
@@ -117,9 +121,18 @@ func BenchmarkCallScaling(b *testing.B) {
 					b.Fatalf("got %d calls, %d runaways, %d errors; want one call", t.calls, t.runaways, t.errors)
 				}
 				reportNsPerByte(b, len(in))
+				reportAllocPerByte(b, &before, len(in))
 			})
 		}
 	}
+}
+
+// reportAllocPerByte reports the bytes allocated since before, per op and
+// per input byte (n bytes an op).
+func reportAllocPerByte(b *testing.B, before *runtime.MemStats, n int) {
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(n), "allocB/B")
 }
 
 // BenchmarkPlainText measures text without calls (prose, then code-heavy

@@ -139,6 +139,10 @@ func singleCall(dialect string, value []byte) []byte {
 		b.WriteString("I will write the file now.\n<tool_call>\n<function=write_to_file>\n<parameter=path>\nsrc/main.go\n</parameter>\n<parameter=content>\n")
 		b.Write(value)
 		b.WriteString("\n</parameter>\n</function>\n</tool_call>\nDone.\n")
+	case "dsml": // DeepSeek V3.2: a raw string value (string="true")
+		b.WriteString("I will write the file now.\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_to_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">src/main.go</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">")
+		b.Write(value)
+		b.WriteString("</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>\nDone.\n")
 	case "llama4_pythonic": // the value as a Python string literal
 		b.WriteString("I will write the file now.\n<|python_start|>[write_to_file(path='src/main.go', content=\"")
 		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(string(value)))

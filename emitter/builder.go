@@ -15,7 +15,8 @@ import (
 // ids, types their arguments by the declared tools and checks their names.
 //
 // Event bytes are copied into an arena that Reset recycles, so events stay
-// valid until the next Reset while the machine reuses its own buffers.
+// valid until the next Reset while the machine reuses its own buffers; the
+// raw bytes of a Stable call are not copied (they stay valid as long).
 type Builder struct {
 	// Tools are the declared tools; nil or empty means none were declared.
 	Tools *schema.Tools
@@ -70,6 +71,15 @@ func (b *Builder) keep(p []byte) []byte {
 	start := len(b.arena)
 	b.arena = append(b.arena, p...)
 	return b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// keepCall returns call c's raw bytes, copied into the arena unless Stable.
+func (b *Builder) keepCall(c *fsm.Call) []byte {
+	if !c.Stable || len(c.Raw) == 0 {
+		return b.keep(c.Raw)
+	}
+	b.textStart = -1
+	return c.Raw[:len(c.Raw):len(c.Raw)]
 }
 
 // Text adds content, extending the previous event when it is text too.
@@ -131,9 +141,16 @@ func (b *Builder) Call(c *fsm.Call) {
 		variant = t.Name != name
 		tool, name = t, t.Name
 	}
-	// One growth for the call's raw bytes and its typed arguments, which
-	// take about as much room as the values they come from.
-	need := 2*len(c.Raw) + len(c.Args) + 64
+	// One growth for the call's typed arguments, which take about as much
+	// room as the JSON or the values (plus escapes) they come from, and its
+	// raw bytes unless Stable.
+	need := len(c.Args) + 64
+	if c.Params != nil || c.Args == nil {
+		need += len(c.Raw) + len(c.Raw)/8
+	}
+	if !c.Stable {
+		need += len(c.Raw)
+	}
 	b.arena = slices.Grow(b.arena, need)
 	rep := c.Repairs
 	if variant {
@@ -164,11 +181,11 @@ func (b *Builder) Call(c *fsm.Call) {
 			rep |= fsm.RSchemaMismatch
 		}
 	} else {
-		v, fits := schema.TypeJSONValue(c.Args, toolSchema(tool))
+		var fits bool
+		args, fits = schema.AppendJSONValue(args, c.Args, toolSchema(tool))
 		if !fits {
 			rep |= fsm.RSchemaMismatch
 		}
-		args = append(args, v...)
 	}
 	b.arena = args
 	b.textStart = -1
@@ -185,7 +202,7 @@ func (b *Builder) Call(c *fsm.Call) {
 		Arguments: args[n:len(args):len(args)],
 		Dialect:   c.Dialect,
 		Repairs:   b.repairs[start:len(b.repairs):len(b.repairs)],
-		Raw:       b.keep(c.Raw),
+		Raw:       b.keepCall(c),
 		Offset:    b.advance(c.Raw),
 	})
 	b.index++

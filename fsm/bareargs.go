@@ -25,36 +25,41 @@ import (
 
 const maxTail = 200
 
-// textTail holds the last bytes of text, in a ring.
+// textTail holds the last bytes of text: buf[max(start, end-maxTail):end].
+// Bytes are appended; when buf is full, the last ones slide to its start,
+// so each byte is copied about once more at most.
 type textTail struct {
-	buf  [maxTail]byte
-	n    int // bytes held
-	next int // where the next byte goes
-	line [maxTail]byte
+	buf   [2 * maxTail]byte
+	start int // where the text held begins (a call or discarded markup moves it to end)
+	end   int
 }
 
 func (t *textTail) write(p []byte) {
+	if len(p) > len(t.buf)-t.end {
+		t.slide(p)
+		return
+	}
+	t.end += copy(t.buf[t.end:], p)
+}
+
+// slide keeps the last maxTail bytes of the held ones and p, at buf's start.
+func (t *textTail) slide(p []byte) {
 	if len(p) > maxTail {
 		p = p[len(p)-maxTail:]
 	}
-	for len(p) > 0 {
-		k := copy(t.buf[t.next:], p)
-		t.next = (t.next + k) % maxTail
-		t.n = min(t.n+k, maxTail)
-		p = p[k:]
-	}
+	keep := min(t.end-t.start, maxTail-len(p))
+	copy(t.buf[:], t.buf[t.end-keep:t.end])
+	t.start, t.end = 0, keep+copy(t.buf[keep:], p)
 }
+
+// clear forgets the text held.
+func (t *textTail) clear() { t.start = t.end }
 
 // words calls f with each word of the held text, oldest first, until f
 // returns true; it reports whether one did. A word is a run of letters,
 // digits, '_', '-' and '.' (a tool name), less a final '.' or '-'.
 func (t *textTail) words(f func(w []byte) bool) bool {
-	b := t.line[:0]
-	if t.n < maxTail {
-		b = append(b, t.buf[:t.n]...)
-	} else {
-		b = append(append(b, t.buf[t.next:]...), t.buf[:t.next]...)
-	}
+	b := t.buf[max(t.start, t.end-maxTail):t.end]
 	for i := 0; i < len(b); {
 		j := i
 		for j < len(b) && (isIdentByte(b[j]) || b[j] == '-' || b[j] == '.') {
@@ -81,17 +86,17 @@ func (s tailSink) Text(b []byte) {
 }
 
 func (s tailSink) Call(c *Call) {
-	s.tail.n = 0
+	s.tail.clear()
 	s.Sink.Call(c)
 }
 
 func (s tailSink) Discard(raw []byte, reason Reason) {
-	s.tail.n = 0
+	s.tail.clear()
 	s.Sink.Discard(raw, reason)
 }
 
 func (s tailSink) Runaway(raw []byte, reason Reason) {
-	s.tail.n = 0
+	s.tail.clear()
 	s.Sink.Runaway(raw, reason)
 }
 

@@ -672,10 +672,15 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		m.lv = lvBlock
 		return
 	}
+	c.Stable = m.stable()
 	if !m.report(c, m.call.byOpener) {
 		return
 	}
-	m.shift(end)
+	if c.Stable {
+		m.setAside(end)
+	} else {
+		m.shift(end)
+	}
 	m.blk.calls++
 	m.call = call{loose: -1}
 	m.lv = lvBlock

@@ -1,5 +1,10 @@
 package fsm
 
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
+
 // The loop detector's decisions about completed calls. A loop must never
 // reach the sink as calls, so a call that may belong to one is held
 // (loopHold, hold.go) until what follows shows it does not:
@@ -77,22 +82,29 @@ func (m *Machine) strayWord() {
 	}
 }
 
-// callSum fingerprints a call's name and arguments (FNV-1a, no allocation).
+// callSum fingerprints a call's name and arguments (maphash: bulk work, no
+// allocation). Each field is written with its length, so fields that only
+// split the same bytes differently do not sum the same.
 func callSum(c *Call) uint64 {
-	h := uint64(14695981039346656037)
-	add := func(b []byte) {
-		for _, x := range b {
-			h = (h ^ uint64(x)) * 1099511628211
-		}
-		h *= 1099511628211 // a zero byte between fields (x ^ 0 == x)
-	}
-	add(c.Name)
-	add(c.Args)
+	var h maphash.Hash
+	h.SetSeed(sumSeed)
+	sumField(&h, c.Name)
+	sumField(&h, c.Args)
 	for _, p := range c.Params {
-		add(p.Name)
-		add(p.Value)
+		sumField(&h, p.Name)
+		sumField(&h, p.Value)
 	}
-	return h
+	return h.Sum64()
+}
+
+// sumSeed seeds callSum: sums are only compared within one process.
+var sumSeed = maphash.MakeSeed()
+
+func sumField(h *maphash.Hash, b []byte) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
 }
 
 // repeated reports whether the call with fingerprint sum is the same as the

@@ -11,9 +11,6 @@
 package fsm
 
 import (
-	"bytes"
-	"slices"
-
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 	"github.com/toolsieve/toolsieve/fsm/loosejson"
 	"github.com/toolsieve/toolsieve/fsm/pyscan"
@@ -47,6 +44,9 @@ type Call struct {
 	Repairs Repairs
 	Raw     []byte
 	Offset  int64 // input offset of Raw[0]
+	// Stable: Raw and the Params' bytes stay valid until the next Write
+	// or Close, so a sink may keep them without copying (keep.go).
+	Stable bool
 }
 
 // Sink receives what the machine recognises, in input order. Byte slices
@@ -178,32 +178,32 @@ type span struct{ a, b int }
 // call is the call in progress.
 type call struct {
 	spec    *Spec // its dialect (provisional until a header decides)
-	muted   bool  // spec is not enabled: the call is passed on as text
-	open    markerInfo
-	start   int  // offset of its first byte in m.buf
-	name    span // in m.names
-	id      span // in m.names
+	start   int   // offset of its first byte in m.buf
+	name    span  // in m.names
+	id      span  // in m.names
 	params  []pspan
 	repairs Repairs
 	args    []byte // JSON arguments, once known
-	jsonEnv bool   // the JSON body is an envelope {"name":..,"arguments":..}
-	done    bool   // the body is complete; only its closer may follow
 	loose   int    // start of loose text in m.buf, -1 if none
 	kv      keyVal // key/value arguments
-	hdr     hdrState
+	jsonAt  int    // start in m.buf of its JSON body
+	swap    *swap  // a marker standing where an argument's opener may belong (substitute.go)
+	fence   int    // end in m.buf of a code fence before the body: its info string is markup (fence.go)
+	// streamed: of its arguments, how many were reported to an ArgSink
+	// (stream.go); started: its name was reported (Sink.CallStart).
+	streamed int
+	started  bool
+	open     markerInfo
+	hdr      hdrState
+	slot     slot // where its name was written, if not in its own slot (slots.go)
+	muted    bool // spec is not enabled: the call is passed on as text
+	jsonEnv  bool // the JSON body is an envelope {"name":..,"arguments":..}
+	done     bool // the body is complete; only its closer may follow
 	// byOpener: closed only by the next opener, it may belong to a loop (loops.go)
 	byOpener bool
 	// unread: the markup held argument bytes that could not be read; the
 	// call is then not reported as a call (unread.go).
 	unread bool
-	jsonAt int   // start in m.buf of its JSON body
-	swap   *swap // a marker standing where an argument's opener may belong (substitute.go)
-	slot   slot  // where its name was written, if not in its own slot (slots.go)
-	fence  int   // end in m.buf of a code fence before the body: its info string is markup (fence.go)
-	// started: its name was reported (Sink.CallStart); streamed: of its
-	// arguments, how many were reported to an ArgSink (stream.go).
-	started  bool
-	streamed int
 }
 
 // keyVal is a key waiting for its value (key/value dialects).
@@ -288,12 +288,18 @@ type Machine struct {
 	lex  lexer.Lexer
 	loop loopHold // sink is &loop: calls that may belong to a loop wait there
 
-	lv    level
-	code  codeState
+	lv   level
+	code codeState
+	// prev is the input byte before the next one handled (0 at the start):
+	// a word opener counts only after a byte that is not a word byte.
+	prev  byte
+	plain bool // WritePlain may take a chunk (plain.go)
 	ticks int
 	fence fenceText // in a fenced code block: its label and where its body is (fencetext.go)
 
 	buf      []byte // markup in progress
+	kept     []byte // the buffer holding a Stable call's bytes, until the next Write (callbuf.go)
+	side     []byte // room for buf while kept is set aside
 	bufOff   int64  // input offset of buf[0]
 	names    []byte // names of the call in progress
 	blk      block
@@ -307,6 +313,7 @@ type Machine struct {
 	jw       *jsonWalk          // the walk of a streamed JSON body (jsonstream.go); made when first needed
 	hash     hashTrack          // the end of a call's hash (hash.go)
 	jheld    int                // bytes at the end of buf not yet fed to json
+	jlazy    int                // bytes before those, not yet fed to json either (jsonfast.go)
 	params   []Param
 	argsBuf  []byte
 	out      *Call  // where a call is built (allocated with the first call: an idle parser stays small)
@@ -323,9 +330,6 @@ type Machine struct {
 	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
 	probe   *probe    // made when first needed
 	textOff int64     // input offset of the text being handled
-	// prev is the input byte before the next one handled (0 at the start):
-	// a word opener counts only after a byte that is not a word byte.
-	prev byte
 
 	// runaway detection
 	openers   int // call openers since the last call closer
@@ -343,21 +347,13 @@ func New(opt Options, sink Sink) *Machine {
 	m.sink = &m.loop
 	m.call.loose = -1
 	m.watchProse()
+	m.plain = m.idle()
 	return m
 }
 
 // Holding reports how many input bytes are held back and not yet reported:
 // a possible marker, the markup in progress and calls held as a possible loop.
 func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) + m.loop.holding() }
-
-// plainStop marks the bytes that keep a chunk off the fast path: marker
-// triggers, '{' (text openers) and '>' (tags without '<'); newlines are
-// looked at.
-var plainStop = func() (t [256]bool) {
-	t = lexer.Triggers()
-	t['{'], t['\n'], t['>'] = true, true, true
-	return t
-}()
 
 // discardStopped reports input after a runaway, which is no longer
 // tokenized, as discards that never end inside a UTF-8 sequence.
@@ -379,78 +375,22 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 	m.stopTail = append(m.stopTail[:0], p[n:]...) // p may be stopTail: append moves safely
 }
 
-// WritePlain consumes p and reports true when p is plain text that changes
-// no state: the caller then reports p as text itself, without the sink.
-// Otherwise it consumes nothing and the caller uses Write.
-func (m *Machine) WritePlain(p []byte) bool {
-	if m.lv != lvText || m.code != codeNone || m.wl != wlNone || m.labelHeld() || m.strays != 0 || len(p) == 0 || m.loop.busy() {
-		return false
-	}
-	nl := -1
-	for i, c := range p {
-		if plainStop[c] {
-			if c != '\n' && (c != '>' || m.bareOn()) { // '>' may end a tag written without '<' (bare.go)
-				return false
-			}
-			if c == '\n' {
-				nl = i
-			}
-		}
-	}
-	// A line may be a word line (see wordLine): those chunks take the long way.
-	atLine := m.atLine
-	switch {
-	case nl < 0:
-		if atLine && heldLead[p[0]] {
-			return false
-		}
-		atLine = false
-	case nl == len(p)-1:
-		start := bytes.LastIndexByte(p[:nl], '\n') + 1
-		if (start > 0 || m.atLine) && isLowerWord(p[start:nl]) {
-			return false
-		}
-		atLine = true
-	default:
-		if heldLead[p[nl+1]] {
-			return false
-		}
-		atLine = false
-	}
-	// Text ending in a prefix of a word opener (`func` of `functools[`) is
-	// held back: only the end of the chunk is looked at.
-	if m.ix.leads && !m.writePlainLead(p, atLine) || !m.ix.leads && !m.lex.Plain(p) {
-		return false
-	}
-	m.atLine = atLine
-	if m.tail != nil {
-		m.tail.write(p) // the text bare arguments may follow (bareargs.go)
-	}
-	return true
-}
-
-// writePlainLead ends WritePlain when a word opener (functools[) is on:
-// text ending in a prefix of its word is held back, and the byte before the
-// next chunk is kept. Apart, so that the common path stays small.
-func (m *Machine) writePlainLead(p []byte, atLine bool) bool {
-	if pt.mayEndWord(p) && m.leadTail(p, pt.all) >= 0 || !m.lex.Plain(p) {
-		return false
-	}
-	m.atLine = atLine
-	m.prev = p[len(p)-1]
-	return true
-}
-
-// valueStop marks the bytes that keep a chunk of a value off the fast
-// path: marker triggers and '>' (misspelt closers).
-var valueStop = func() (t [256]bool) {
-	t = lexer.Triggers()
-	t['>'] = true
-	return t
-}()
-
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
+	if m.kept != nil {
+		m.restore()
+	}
+	if m.lv == lvValue && m.writeValue(p) || m.writeJSONString(p) { // plain.go, jsonfast.go
+		m.streamArgs()
+		return
+	}
+	m.flushJSON()
+	m.write(p)
+	m.streamArgs()
+	m.plain = m.idle()
+}
+
+func (m *Machine) write(p []byte) {
 	if m.lv == lvStopped {
 		m.discardStopped(p, false)
 		return
@@ -459,28 +399,33 @@ func (m *Machine) Write(p []byte) {
 		m.sink.Text(p)
 		return
 	}
-	if m.lv == lvValue && !m.pend.active && !hasAny(p, &valueStop) && m.lex.Plain(p) {
-		m.add(p) // more of an argument's value
-		if m.ix.leads {
-			m.prev = p[len(p)-1]
-		}
-		m.streamArgs()
+	if !hasAny(p, &markerStart) && m.lex.Plain(p) { // one text token: the lexer would return p whole
+		m.textOff = m.lex.Offset() - int64(len(p))
+		m.text(p)
 		return
 	}
 	m.lex.Feed(p)
 	for {
 		t, ok := m.lex.Next(false)
 		if !ok {
-			break
+			return
 		}
 		m.token(t)
 	}
-	m.streamArgs()
 }
 
 // Close ends the stream: held-back bytes are resolved and open markup is
 // closed (calls carry closed_at_eof).
 func (m *Machine) Close() {
+	if m.kept != nil {
+		m.restore()
+	}
+	m.flushJSON()
+	m.close()
+	m.plain = false
+}
+
+func (m *Machine) close() {
 	if m.lv == lvStopped {
 		m.discardStopped(nil, true)
 		return
@@ -663,11 +608,11 @@ func (m *Machine) add(b []byte) bool {
 		return false
 	}
 	if len(m.buf)+len(b) > cap(m.buf) {
-		// Double, up to the cap: append's growth for large slices (1.25×)
-		// would allocate about five times a large call's size in all.
-		m.buf = slices.Grow(m.buf, min(max(len(b), cap(m.buf)), m.opt.MaxCall-len(m.buf)))
+		m.grow(len(b)) // callbuf.go
 	}
-	m.buf = append(m.buf, b...)
+	n := len(m.buf)
+	m.buf = m.buf[:n+len(b)] // not append: no write barrier for the same array
+	copy(m.buf[n:], b)
 	return true
 }
 

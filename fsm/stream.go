@@ -51,7 +51,8 @@ func (m *Machine) streamArgs() {
 	}
 	c := &m.call
 	if m.lv == lvJSON {
-		if !c.muted && m.openers <= 1 && m.jsonStreams() {
+		m.flushJSON() // the walk reads what the scanner wrote (jsonfast.go)
+		if m.lv == lvJSON && !c.muted && m.openers <= 1 && m.jsonStreams() {
 			m.walkJSON()
 		}
 		return

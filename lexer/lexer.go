@@ -18,6 +18,7 @@
 package lexer
 
 import (
+	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 
@@ -136,7 +137,9 @@ type Lexer struct {
 
 	partial []byte // an incomplete UTF-8 sequence at the end of the last chunk
 
-	tail  [4]byte // last bytes returned, to tell whether a marker starts a line
+	// The last bytes returned, to tell whether a marker starts a line: the
+	// last one in the low byte; ntail counts them up to 4.
+	tail  uint32
 	ntail int
 
 	attrs []Attr
@@ -153,6 +156,9 @@ func (l *Lexer) Feed(p []byte) {
 
 // Offset is the input offset of the next unread byte.
 func (l *Lexer) Offset() int64 { return l.offset }
+
+// Idle reports whether nothing is held back: Plain may take a chunk.
+func (l *Lexer) Idle() bool { return !l.active && len(l.partial) == 0 && len(l.pending) == 0 }
 
 // Holding reports how many bytes are held back.
 func (l *Lexer) Holding() int {
@@ -251,12 +257,19 @@ func (l *Lexer) Drain() []byte {
 // sequence. The caller has checked that p holds no trigger byte. It reports
 // whether it did; the caller then treats p as text.
 func (l *Lexer) Plain(p []byte) bool {
-	if l.active || len(l.partial) > 0 || len(l.pending) > 0 || len(p) == 0 || p[len(p)-1] >= utf8.RuneSelf {
+	if !l.Idle() || len(p) == 0 || p[len(p)-1] >= utf8.RuneSelf {
 		return false
 	}
 	l.offset += int64(len(p))
 	l.remember(p)
 	return true
+}
+
+// Skip is Plain for a caller that has checked all of it: the lexer is
+// Idle, p holds no trigger byte and does not end inside a UTF-8 sequence.
+func (l *Lexer) Skip(p []byte) {
+	l.offset += int64(len(p))
+	l.remember(p)
 }
 
 // finishPartial completes a UTF-8 sequence cut by a chunk boundary.
@@ -297,40 +310,47 @@ func CompleteUTF8(b []byte) int {
 }
 
 func (l *Lexer) textToken(b []byte, off int64) *Token {
-	l.tok = Token{Kind: Text, Raw: b, Offset: off}
+	t := &l.tok
+	if t.Kind != Text {
+		*t = Token{} // a text token holds no other field: reset only after a marker
+	}
+	t.Raw, t.Offset, t.Flags = b, off, 0
 	l.remember(b)
-	return &l.tok
+	return t
 }
 
 // remember keeps the last bytes returned, for LineStart.
 func (l *Lexer) remember(b []byte) {
-	if len(b) >= len(l.tail) {
-		copy(l.tail[:], b[len(b)-len(l.tail):])
-		l.ntail = len(l.tail)
+	if len(b) < 4 {
+		l.rememberShort(b)
 		return
 	}
-	keep := len(l.tail) - len(b)
-	if keep > l.ntail {
-		keep = l.ntail
+	l.tail, l.ntail = binary.BigEndian.Uint32(b[len(b)-4:]), 4
+}
+
+func (l *Lexer) rememberShort(b []byte) {
+	for _, c := range b {
+		l.tail = l.tail<<8 | uint32(c)
 	}
-	copy(l.tail[:keep], l.tail[l.ntail-keep:l.ntail])
-	copy(l.tail[keep:], b)
-	l.ntail = keep + len(b)
+	l.ntail = min(l.ntail+len(b), 4)
 }
 
 // atLineStart reports whether the bytes before the next one are a line
 // start followed by at most three spaces.
 func (l *Lexer) atLineStart() bool {
-	i := l.ntail - 1
-	for sp := 0; i >= 0 && l.tail[i] == ' '; i-- {
-		if sp++; sp > 3 {
+	for i := range l.ntail {
+		switch byte(l.tail >> (8 * i)) {
+		case ' ':
+			if i == 3 {
+				return false // a fourth space
+			}
+		case '\n', '\r':
+			return true
+		default:
 			return false
 		}
 	}
-	if i < 0 {
-		return l.ntail < len(l.tail) // fewer bytes seen: the stream start
-	}
-	return l.tail[i] == '\n' || l.tail[i] == '\r'
+	return true // fewer bytes seen, all spaces: the stream start
 }
 
 func (l *Lexer) startMarker() {

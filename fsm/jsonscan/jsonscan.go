@@ -19,6 +19,8 @@ package jsonscan
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 )
 
 // Grammar states. The comments say what the scanner expects next.
@@ -146,6 +148,11 @@ func (s *Scanner) Done() bool { return s.state == stDone }
 // Started reports whether a non-whitespace byte of the value was consumed.
 func (s *Scanner) Started() bool { return s.started }
 
+// InStringBody reports whether the scanner is inside a string and not in
+// an escape: bytes but quotes, backslashes and control bytes go on as they
+// are.
+func (s *Scanner) InStringBody() bool { return s.state == stStr && !s.failed && !s.finished }
+
 // InString reports whether the scanner is inside a quoted string (a key or
 // a value): a marker arriving now is string content.
 func (s *Scanner) InString() bool {
@@ -229,6 +236,9 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 		switch s.state {
 		case stStr:
 			j := i
+			if s.quote == '"' {
+				j = jsonspan.SkipPlain(p, j) // eight bytes at a time
+			}
 			for j < len(p) {
 				c := p[j]
 				if c < 0x20 || c == '"' || c == '\\' || c == s.quote {
@@ -237,7 +247,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 				j++
 			}
 			if j > i {
-				s.out = append(s.out, p[i:j]...)
+				s.emit(p[i:j])
 				s.hiPending = false
 				i = j
 				continue
@@ -248,7 +258,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 				j++
 			}
 			if j > i {
-				s.out = append(s.out, p[i:j]...)
+				s.emit(p[i:j])
 				s.numValid = len(s.out)
 				i = j
 				continue
@@ -259,7 +269,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 				j++
 			}
 			if j > i {
-				s.out = append(s.out, p[i:j]...)
+				s.emit(p[i:j])
 				i = j
 				continue
 			}
@@ -282,6 +292,25 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 	}
 	s.n += i
 	return i, s.state == stDone
+}
+
+// emit appends b to the output. When it fits, only the length changes:
+// no pointer is written (a write barrier while the collector runs). The
+// output doubles up to 1 MiB, then grows by a quarter (append grows large
+// slices by a quarter from the start, five times the size in all).
+func (s *Scanner) emit(b []byte) {
+	n := len(s.out)
+	if c := cap(s.out); n+len(b) > c {
+		step := c
+		if c >= 1<<20 {
+			step = c / 4
+		}
+		out := make([]byte, n, max(n+len(b), c+step, 256))
+		copy(out, s.out)
+		s.out = out
+	}
+	s.out = s.out[:n+len(b)]
+	copy(s.out[n:], b)
 }
 
 func (s *Scanner) fail() uint8 {
@@ -607,7 +636,7 @@ func (s *Scanner) step(c byte) uint8 {
 	case stEsc:
 		switch c {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			s.out = append(s.out, '\\', c)
+			s.emit([]byte{'\\', c})
 			s.hiPending = false
 			s.state = stStr
 		case 'u':

@@ -4,6 +4,9 @@ package jsonspan
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -94,16 +97,37 @@ func AppendQuoted[T string | []byte](dst []byte, s T) []byte {
 
 func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
 	const hex = "0123456789abcdef"
+	safe := &safeASCII
+	if !checkUTF8 {
+		safe = &safeBytes
+	}
 	dst = append(dst, '"')
-	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf || !checkUTF8 {
-			if c >= 0x20 && c != '"' && c != '\\' {
+		// Copy what needs no escape: eight bytes at a time (k of them up
+		// to the first that does), then one at a time at the end.
+		k := 8
+		for i+8 <= len(s) {
+			x := load64(s, i)
+			if m := specialBytes(x, checkUTF8); m != 0 {
+				k = bits.TrailingZeros64(m) / 8
+			}
+			dst = appendWord(dst, x, k)
+			if i += k; k < 8 {
+				break
+			}
+		}
+		if k == 8 { // fewer than eight bytes left
+			start := i
+			for i < len(s) && safe[s[i]] {
 				i++
-				continue
 			}
 			dst = append(dst, s[start:i]...)
+			if i == len(s) {
+				break
+			}
+		}
+		c := s[i]
+		if c < utf8.RuneSelf || !checkUTF8 {
 			switch c {
 			case '"', '\\':
 				dst = append(dst, '\\', c)
@@ -117,29 +141,79 @@ func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
 			i++
-			start = i
 			continue
 		}
 		var rb [utf8.UTFMax]byte
 		r, size := utf8.DecodeRune(rb[:copy(rb[:], s[i:])])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
+		switch {
+		case r == utf8.RuneError && size == 1:
 			dst = append(dst, "\\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
+		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
+		default:
+			dst = append(dst, s[i:i+size]...)
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// appendWord appends the first k bytes of the little-endian word x. The
+// whole word is stored (past the new length, within the capacity), which
+// is cheaper than copying k bytes one way or another.
+func appendWord(dst []byte, x uint64, k int) []byte {
+	n := len(dst)
+	if cap(dst)-n < 8 {
+		dst = slices.Grow(dst, 8)
+	}
+	binary.LittleEndian.PutUint64(dst[n:n+8], x)
+	return dst[:n+k]
+}
+
+// safeASCII and safeBytes mark the bytes a JSON string holds as they are:
+// printable ASCII but '"' and '\\'; safeBytes adds every byte from 0x80.
+var safeASCII, safeBytes = func() (a, b [256]bool) {
+	for c := 0x20; c < 0x100; c++ {
+		a[c] = c < utf8.RuneSelf && c != '"' && c != '\\'
+		b[c] = a[c] || c >= utf8.RuneSelf
+	}
+	return a, b
+}()
+
+// load64 reads s[i:i+8] as a little-endian word.
+func load64[T string | []byte](s T, i int) uint64 {
+	w := s[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// SkipPlain skips string bytes from b[i] that neither end nor escape a
+// string ('"', '\\', control bytes), eight at a time, and returns the
+// offset of the first byte that does, or where fewer than eight are left.
+func SkipPlain(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := specialBytes(load64(b, i), false); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	return i
+}
+
+// specialBytes sets the high bit of each byte of x that needs an escape in
+// a string: a control byte, '"' or '\\', and, with ascii, a byte from
+// 0x80. Bits above the lowest one set may be false matches (borrows), so
+// the lowest one marks the first such byte exactly.
+func specialBytes(x uint64, ascii bool) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := (x - 0x20*ones) &^ x
+	q := x ^ '"'*ones
+	t |= (q - ones) &^ q
+	b := x ^ '\\'*ones
+	t |= (b - ones) &^ b
+	if ascii {
+		t |= x
+	}
+	return t & highs
 }
 
 // Compact appends valid JSON v without insignificant whitespace and with
@@ -167,8 +241,18 @@ func Compact(dst, v []byte) []byte {
 // SanitizeString appends a valid JSON string token, replacing invalid
 // UTF-8 with \ufffd and escaping U+2028/U+2029.
 func SanitizeString(dst, tok []byte) []byte {
+	const highs = 0x8080808080808080
 	start := 0
 	for i := 0; i < len(tok); {
+		for ; i+8 <= len(tok); i += 8 { // ASCII, eight bytes at a time
+			if m := load64(tok, i) & highs; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+		}
+		if i == len(tok) {
+			break
+		}
 		if tok[i] < utf8.RuneSelf {
 			i++
 			continue

@@ -41,6 +41,9 @@ func SkipSpace(b []byte, i int) int {
 // (a quote), or -1.
 func SkipString(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
+		if j = SkipPlain(b, j); j == len(b) {
+			break
+		}
 		switch b[j] {
 		case '\\':
 			j++

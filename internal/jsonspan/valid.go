@@ -82,6 +82,9 @@ func scanLiteral(b []byte, i int, lit string) (int, bool) {
 
 func scanString(b []byte, i int) (int, bool) {
 	for i++; i < len(b); i++ {
+		if i = SkipPlain(b, i); i == len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, true

@@ -108,9 +108,14 @@ func TypeValue(raw string, s *Schema) (v json.RawMessage, fits bool) {
 // exists. Otherwise the value is returned compacted with false. Text that
 // is not valid JSON is typed as a raw value (TypeValue).
 func TypeJSONValue(v json.RawMessage, s *Schema) (json.RawMessage, bool) {
-	var t typer
-	out, ok := t.jsonOrRaw(nil, v, s)
+	out, ok := AppendJSONValue(nil, v, s)
 	return json.RawMessage(out), ok
+}
+
+// AppendJSONValue is TypeJSONValue appending the typed value to dst.
+func AppendJSONValue(dst []byte, v json.RawMessage, s *Schema) ([]byte, bool) {
+	var t typer
+	return t.jsonOrRaw(dst, v, s)
 }
 
 // BuildArguments appends to dst a JSON object built from ordered (name,

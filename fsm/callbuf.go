@@ -1,0 +1,57 @@
+package fsm
+
+// The buffer of markup in progress (m.buf): how it grows, and how the
+// bytes of a reported call stay in place.
+
+// bigBuf is the room from which the buffer grows by a quarter, not double.
+const bigBuf = 1 << 20
+
+// grow makes room in buf for n more bytes, up to the call cap. Doubling
+// up to bigBuf, then a quarter: a large call leaves less than a quarter
+// of its buffer unused, so that the buffer and the call's arguments (about
+// the call's size again) hold in about 2.5 times the call's size.
+func (m *Machine) grow(n int) {
+	c := cap(m.buf)
+	step := c
+	if c >= bigBuf {
+		step = c / 4
+	}
+	nb := make([]byte, min(max(len(m.buf)+n, c+step), m.opt.MaxCall))
+	m.buf = nb[:copy(nb, m.buf)]
+}
+
+// A call's markup can be as large as the call cap. So that a sink need not
+// copy it, the first call reported in a Write is Stable: its bytes stay in
+// place until the next Write or Close. The buffer that holds them is set
+// aside (kept), the markup after the call goes on in a side buffer, and
+// the next Write moves that markup back into the kept buffer, whose room
+// is reused. Later calls in the same Write are not Stable: their bytes are
+// shifted away as usual, and a sink copies what it keeps of them.
+
+// maxSide bounds the room of the side buffer kept for the next call: more
+// is dropped, so that a parser does not hold two large buffers.
+const maxSide = 64 << 10
+
+// stable reports whether a call reported now may be Stable.
+func (m *Machine) stable() bool { return m.kept == nil }
+
+// setAside drops buf[:end], a Stable call just reported, leaving its bytes
+// in place: the rest of buf moves to the side buffer.
+func (m *Machine) setAside(end int) {
+	m.kept = m.buf
+	m.buf = append(m.side[:0], m.buf[end:]...)
+	m.side = nil
+	m.bufOff += int64(end)
+	m.seg.start -= end
+	m.call.start -= end
+}
+
+// restore takes the kept buffer back, at the start of a Write or Close.
+func (m *Machine) restore() {
+	side := m.buf
+	m.buf = append(m.kept[:0], side...)
+	m.kept = nil
+	if cap(side) <= maxSide {
+		m.side = side
+	}
+}
