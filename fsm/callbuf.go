@@ -16,7 +16,7 @@ func (m *Machine) grow(n int) {
 	if c >= bigBuf {
 		step = c / 4
 	}
-	nb := make([]byte, min(max(len(m.buf)+n, c+step), m.opt.MaxCall))
+	nb := make([]byte, min(max(len(m.buf)+n, c+step, 64), m.opt.MaxCall))
 	m.buf = nb[:copy(nb, m.buf)]
 }
 
