@@ -1,8 +1,6 @@
 package chat_test
 
 import (
-	"bytes"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -37,14 +35,7 @@ func TestOpenAISameShape(t *testing.T) {
 	in = sse.AppendEvent(in, "", []byte(chattest.OpenAIChunk(`{}`, "stop")))
 	in = append(in, "data: [DONE]\n\n"...)
 
-	var errs []string
-	r := chat.NewRewriter(io.NopCloser(bytes.NewReader(in)), chat.APIOpenAI, toolsieve.Options{})
-	r.Notify = func(e *toolsieve.Event) {
-		if e.Type == toolsieve.Error {
-			errs = append(errs, e.Message)
-		}
-	}
-	out, err := io.ReadAll(r)
+	out, _, errs, err := chattest.RewriteNotes(in, chat.APIOpenAI, toolsieve.Options{}, 0)
 	require.NoError(t, err)
 	require.Contains(t, string(out), `"content":123`)
 	require.Contains(t, string(out), `"content":"a\x"`)

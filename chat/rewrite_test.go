@@ -194,14 +194,7 @@ func TestRewriteMalformedFrame(t *testing.T) {
 	bad := []byte("data: {\"id\":\"chatcmpl-1\",\"choices\":[{\"delta\":{\"content\":\"x\n\n")
 	i := bytes.Index(in, []byte("\n\n")) + 2
 	in = append(append(append([]byte(nil), in[:i]...), bad...), in[i:]...)
-	var errs []string
-	r := chat.NewRewriter(io.NopCloser(bytes.NewReader(in)), chat.APIOpenAI, toolsieve.Options{})
-	r.Notify = func(e *toolsieve.Event) {
-		if e.Type == toolsieve.Error {
-			errs = append(errs, e.Message)
-		}
-	}
-	out, err := io.ReadAll(r)
+	out, _, errs, err := chattest.RewriteNotes(in, chat.APIOpenAI, toolsieve.Options{}, 0)
 	require.NoError(t, err)
 	require.Len(t, errs, 1)
 	require.Contains(t, string(out), string(bad))

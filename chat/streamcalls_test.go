@@ -3,7 +3,6 @@ package chat_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -42,15 +41,7 @@ func accumulate(t *testing.T, api chat.API, out []byte) chattest.Response {
 // rewritten body ended with.
 func rewriteStreamed(in []byte, opt toolsieve.Options, chunk int) (out []byte, st chat.RewriteStats, errs []string, err error) {
 	opt.StreamCalls = true
-	r := chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(in, chunk)), chat.APIAuto, opt)
-	r.Notify = func(e *toolsieve.Event) {
-		if e.Type == toolsieve.Error {
-			errs = append(errs, e.Message)
-		}
-	}
-	out, err = io.ReadAll(r)
-	r.Close()
-	return out, r.Stats(), errs, err
+	return chattest.RewriteNotes(in, chat.APIAuto, opt, chunk)
 }
 
 // TestRewriteStreamedCalls rewrites every fixture with streamed calls, in

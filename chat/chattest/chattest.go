@@ -386,6 +386,21 @@ func RewriteAll(t testing.TB, in []byte, api chat.API, opt toolsieve.Options, ch
 	return out, r.Stats()
 }
 
+// RewriteNotes runs the rewriter over in, read in pieces of at most chunk
+// bytes (0: whole), and returns its output, its stats, the messages of the
+// error events it reported and the error its body ended with.
+func RewriteNotes(in []byte, api chat.API, opt toolsieve.Options, chunk int) (out []byte, st chat.RewriteStats, errs []string, err error) {
+	r := chat.NewRewriter(io.NopCloser(NewChunkReader(in, chunk)), api, opt)
+	r.Notify = func(e *toolsieve.Event) {
+		if e.Type == toolsieve.Error {
+			errs = append(errs, e.Message)
+		}
+	}
+	out, err = io.ReadAll(r)
+	r.Close()
+	return out, r.Stats(), errs, err
+}
+
 // ChunkReader returns b in reads of at most n bytes.
 type ChunkReader struct {
 	b []byte
