@@ -117,7 +117,21 @@ func TestProxyCommandExplain(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, `"mode": "strict"`)
 	assert.Contains(t, stdout, `"dsml",`)
+	assert.Contains(t, stdout, `"stream_calls": false`, "strict: calls go out when complete")
 	assert.Empty(t, stderr)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, `"stream_calls": true`}, // lenient by default
+		{[]string{"--stream-calls=false"}, `"stream_calls": false`},
+		{[]string{"--mode", "strict", "--stream-calls"}, `"stream_calls": true`},
+	} {
+		code, stdout, stderr = runCmd(t, nil, append(append([]string{"proxy", "--no-builtin"}, tc.args...), "--explain", "m")...)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Contains(t, stdout, tc.want, "%v", tc.args)
+	}
 }
 
 // TestProxyCommandOutranked: a command-line mode or retry budget that a
