@@ -185,3 +185,31 @@ func TestStreamedCallTimeToName(t *testing.T) {
 		us.Close()
 	}
 }
+
+// TestStreamedCallLoopError: a loop found after one of its calls started to
+// stream ends the answer with an error event in the API's shape (failure
+// streamed_call), without a finish reason: no client runs the call.
+func TestStreamedCallLoopError(t *testing.T) {
+	chattest.NoLeaks(t)
+	content := "<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nabc\n</parameter>\n" +
+		strings.Repeat("<tool_call>\n<function=write_file>\n", 6)
+	us := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(chattest.OpenAIStream([]string{content[:90], content[90:]}))
+	}))
+	defer us.Close()
+	u, _ := url.Parse(us.URL)
+	p := NewProxy(u, toolsieve.Options{})
+	p.Logger = slog.New(slog.DiscardHandler)
+	ps := httptest.NewServer(p)
+	defer ps.Close()
+	resp, err := http.Post(ps.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","stream":true}`))
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"name":"write_file"`, "the call started to stream")
+	require.NotContains(t, string(b), `"finish_reason":"`)
+	require.Contains(t, string(b), `"code":"streamed_call"}}`)
+}
