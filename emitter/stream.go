@@ -10,7 +10,8 @@ import (
 )
 
 // Streamed calls (Builder.Stream). A call goes out as tool_call_start (its
-// index, id and name) as soon as its name is known, then as
+// index, id and name) when the machine starts it (its name known and an
+// argument opened: fsm/stream.go), or when it completes, then as
 // tool_call_delta events whose Arguments, concatenated, are the call's
 // arguments object as JSON text, and ends with its tool_call, whose
 // Arguments are that whole text. The arguments are written one member at
@@ -29,7 +30,6 @@ type streamState struct {
 	active  bool // a tool_call_start went out, and no tool_call yet
 	index   int
 	id      string
-	tool    *schema.Tool
 	w       schema.ArgsWriter
 	members int    // complete members written
 	open    bool   // a string value is being written: the member after those
@@ -52,7 +52,7 @@ func (b *Builder) stream() *streamState {
 // startStream sends the tool_call_start of the next call, named name.
 func (b *Builder) startStream(name string, tool *schema.Tool, off int64) {
 	st := b.stream()
-	st.active, st.index, st.id, st.tool = true, b.index, b.prefix()+strconv.Itoa(b.index), tool
+	st.active, st.index, st.id = true, b.index, b.prefix()+strconv.Itoa(b.index)
 	st.w.Reset(tool)
 	st.members, st.open, st.sent, st.args = 0, false, 0, st.args[:0]
 	b.events = append(b.events, Event{Type: ToolCallStart, Index: b.index, ID: st.id, Name: name, Offset: off})
