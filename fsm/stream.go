@@ -3,10 +3,11 @@ package fsm
 import "github.com/toolsieve/toolsieve/lexer"
 
 // Streamed arguments (Options.Stream). A call starts (Sink.CallStart) once
-// its name is known and an argument opened; after each chunk the machine
-// then tells an ArgSink how far its arguments have been read: each argument element once it is complete, and the bytes of the
-// value being written that can no longer change. A client can then show a
-// long value (a file being written) while the model is still writing it.
+// its name is known and a named argument opened; after each chunk the
+// machine then tells an ArgSink how far its arguments have been read: each
+// argument element once it is complete, and the bytes of the value being
+// written that can no longer change. A client can then show a long value
+// (a file being written) while the model is still writing it.
 //
 // Only bytes that are final are reported: the value of an argument ends
 // where its closer begins, so the bytes a pending closer may claim, the
