@@ -362,12 +362,7 @@ func (s *anStream) text2(b *anBlock, run []byte) {
 		return
 	}
 	s.openText(b)
-	s.tmp = append(s.tmp[:0], pre...)
-	s.tmp = strconv.AppendInt(s.tmp, int64(b.out), 10)
-	s.tmp = append(s.tmp, `,"delta":{"type":"text_delta","text":`...)
-	s.tmp = jsonspan.AppendQuoted(s.tmp, run)
-	s.tmp = append(s.tmp, "}}"...)
-	s.w.emitEvent("content_block_delta", s.tmp)
+	s.deltaBlock(b.out, "text_delta", "text", run)
 }
 
 // sink methods for the current block.
@@ -384,17 +379,9 @@ func (s *anStream) reasoning(t []byte) {
 		b.out = s.out
 		s.out++
 		b.open = runReasoning
-		s.tmp = append(s.tmp[:0], `{"type":"content_block_start","index":`...)
-		s.tmp = strconv.AppendInt(s.tmp, int64(b.out), 10)
-		s.tmp = append(s.tmp, `,"content_block":{"type":"thinking","thinking":"","signature":""}}`...)
-		s.w.emitEvent("content_block_start", s.tmp)
+		s.startBlock(b.out, []byte(`{"type":"thinking","thinking":"","signature":""}`))
 	}
-	s.tmp = append(s.tmp[:0], `{"type":"content_block_delta","index":`...)
-	s.tmp = strconv.AppendInt(s.tmp, int64(b.out), 10)
-	s.tmp = append(s.tmp, `,"delta":{"type":"thinking_delta","thinking":`...)
-	s.tmp = jsonspan.AppendQuoted(s.tmp, t)
-	s.tmp = append(s.tmp, "}}"...)
-	s.w.emitEvent("content_block_delta", s.tmp)
+	s.deltaBlock(b.out, "thinking_delta", "thinking", t)
 }
 
 func (s *anStream) call(e *toolsieve.Event) {
@@ -412,31 +399,41 @@ func (s *anStream) callStart(sc *streamedCall) {
 	b.hadCall = true
 	sc.out = s.out
 	s.out++
-	s.tmp = append(s.tmp[:0], `{"type":"content_block_start","index":`...)
-	s.tmp = strconv.AppendInt(s.tmp, int64(sc.out), 10)
-	s.tmp = append(s.tmp, `,"content_block":`...)
-	s.tmp = appendToolUse(s.tmp, callOut{id: sc.id, name: sc.name}, false)
-	s.tmp = append(s.tmp, '}')
-	s.w.emitEvent("content_block_start", s.tmp)
+	s.startBlock(sc.out, appendToolUse(nil, callOut{id: sc.id, name: sc.name}, false))
 }
 
 // callDelta sends a piece of a streamed call's input.
 func (s *anStream) callDelta(sc *streamedCall, piece []byte) {
-	s.tmp = append(s.tmp[:0], `{"type":"content_block_delta","index":`...)
-	s.tmp = strconv.AppendInt(s.tmp, int64(sc.out), 10)
-	s.tmp = append(s.tmp, `,"delta":{"type":"input_json_delta","partial_json":`...)
-	s.tmp = jsonspan.AppendQuoted(s.tmp, piece)
-	s.tmp = append(s.tmp, "}}"...)
-	s.w.emitEvent("content_block_delta", s.tmp)
+	s.deltaBlock(sc.out, "input_json_delta", "partial_json", piece)
 }
 
 // callEnd closes a streamed call's block.
 func (s *anStream) callEnd(sc *streamedCall) {
 	s.calls++
-	s.stopEvent(sc.out)
+	s.stopBlock(sc.out)
 }
 
-func (s *anStream) stopEvent(idx int) {
+// startBlock sends the content_block_start of output block idx, holding
+// the JSON object block.
+func (s *anStream) startBlock(idx int, block []byte) {
+	s.tmp = append(s.tmp[:0], `{"type":"content_block_start","index":`...)
+	s.tmp = strconv.AppendInt(s.tmp, int64(idx), 10)
+	s.tmp = append(append(append(s.tmp, `,"content_block":`...), block...), '}')
+	s.w.emitEvent("content_block_start", s.tmp)
+}
+
+// deltaBlock sends a content_block_delta of output block idx: a delta of
+// type typ whose member field is the string v.
+func (s *anStream) deltaBlock(idx int, typ, field string, v []byte) {
+	s.tmp = append(s.tmp[:0], `{"type":"content_block_delta","index":`...)
+	s.tmp = strconv.AppendInt(s.tmp, int64(idx), 10)
+	s.tmp = append(append(append(append(s.tmp, `,"delta":{"type":"`...), typ...), `","`...), field...)
+	s.tmp = jsonspan.AppendQuoted(append(s.tmp, `":`...), v)
+	s.tmp = append(s.tmp, "}}"...)
+	s.w.emitEvent("content_block_delta", s.tmp)
+}
+
+func (s *anStream) stopBlock(idx int) {
 	s.tmp = append(s.tmp[:0], `{"type":"content_block_stop","index":`...)
 	s.tmp = strconv.AppendInt(s.tmp, int64(idx), 10)
 	s.tmp = append(s.tmp, '}')
@@ -468,10 +465,7 @@ func (s *anStream) openText(b *anBlock) {
 			w.emitEvent("content_block_start", jsonspan.Splice(nil, b.startData, es))
 		}
 	} else {
-		s.tmp = append(s.tmp[:0], `{"type":"content_block_start","index":`...)
-		s.tmp = strconv.AppendInt(s.tmp, int64(b.out), 10)
-		s.tmp = append(s.tmp, `,"content_block":{"type":"text","text":""}}`...)
-		w.emitEvent("content_block_start", s.tmp)
+		s.startBlock(b.out, []byte(`{"type":"text","text":""}`))
 	}
 	b.opened = true
 	for _, h := range b.held {
@@ -511,7 +505,7 @@ func (s *anStream) holdPass(ev *sse.Event) bool {
 // closeOpen closes the output block b has open, if any.
 func (s *anStream) closeOpen(b *anBlock) {
 	if b.open != runNone {
-		s.stopEvent(b.out)
+		s.stopBlock(b.out)
 		b.open = runNone
 	}
 }
@@ -626,7 +620,7 @@ func (s *anStream) finish(runaway bool) {
 			}
 			s.closeOpen(b)
 		default:
-			s.stopEvent(b.out)
+			s.stopBlock(b.out)
 		}
 		b.stopped = true
 	}

@@ -22,19 +22,26 @@ package chat
 //     with the upstream's error.
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 )
 
-// ErrStreamedLoop ends a stream whose loop was found after one of its calls
-// had started to go out: the client must not run that call.
-var ErrStreamedLoop = errors.New("toolsieve: a loop was found after its call started streaming; the answer is cut")
+// ErrStreamedCall is what ends a stream whose call had started to go out
+// and then could not complete as a call a client may run; the errors
+// below say why, and match it (errors.Is).
+var ErrStreamedCall = errors.New("toolsieve: a streamed tool call could not complete; the answer is cut")
 
-// ErrStreamedLost ends a stream whose streamed call could not complete
-// before any of its arguments went out: finished, it would run with none.
-var ErrStreamedLost = errors.New("toolsieve: a streamed tool call lost its arguments; the answer is cut")
+// ErrStreamedLoop: a loop was found after its call started streaming.
+var ErrStreamedLoop = fmt.Errorf("%w: a loop was found after it started", ErrStreamedCall)
+
+// ErrStreamedLost: the call could not complete before any of its arguments
+// went out; finished, it would run with none.
+var ErrStreamedLost = fmt.Errorf("%w: it lost its arguments", ErrStreamedCall)
 
 // streamedCall is the call a content stream is sending piece by piece.
 type streamedCall struct {
@@ -44,49 +51,21 @@ type streamedCall struct {
 	args     []byte // the arguments sent so far
 	out      int    // where the API's stream put it (tool index, block, output item)
 	item     []byte // Responses: the item id, a JSON string body
-	// JSON state of args, to close them when the call cannot complete.
-	inStr, esc bool
-	stack      []byte // open brackets
 }
 
-// add appends a piece of the arguments.
-func (sc *streamedCall) add(piece []byte) {
-	sc.args = append(sc.args, piece...)
-	for _, c := range piece {
-		switch {
-		case sc.esc:
-			sc.esc = false
-		case sc.inStr:
-			sc.esc, sc.inStr = c == '\\', c != '"'
-		case c == '"':
-			sc.inStr = true
-		case c == '{' || c == '[':
-			sc.stack = append(sc.stack, c)
-		case (c == '}' || c == ']') && len(sc.stack) > 0:
-			sc.stack = sc.stack[:len(sc.stack)-1]
-		}
+// closing returns what makes the arguments sent so far a JSON object (a
+// string's closing quote, the brackets left open), and false when nothing
+// of them went out but their opening brace: finished, the call would run
+// with no arguments.
+func (sc *streamedCall) closing() ([]byte, bool) {
+	if len(sc.args) <= 1 {
+		return nil, false
 	}
-}
-
-// member reports whether an argument began to go out: the arguments
-// sent hold more than their opening brace.
-func (sc *streamedCall) member() bool { return len(sc.args) > 1 }
-
-// closing returns what makes the arguments sent so far a JSON object: a
-// string's closing quote and the brackets left open ({} when none was
-// sent). Pieces end between members or inside a string value.
-func (sc *streamedCall) closing() []byte {
-	if len(sc.args) == 0 {
-		return []byte("{}")
+	out, _, _, ok := jsonscan.Repair(sc.args) // a valid prefix is copied as it is, then closed
+	if !ok || !bytes.HasPrefix(out, sc.args) {
+		return nil, false
 	}
-	var out []byte
-	if sc.inStr {
-		out = append(out, '"')
-	}
-	for i := len(sc.stack) - 1; i >= 0; i-- {
-		out = append(out, sc.stack[i]+2) // '{'+2 is '}', '['+2 is ']'
-	}
-	return out
+	return out[len(sc.args):], true
 }
 
 // streamEvent handles the events of a streamed call; it reports false for
@@ -99,12 +78,12 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 			return true, false
 		}
 		w.flushRun(s, kind, buf)
-		*sc = streamedCall{open: true, index: e.Index, id: e.ID, name: e.Name, args: sc.args[:0], stack: sc.stack[:0]}
+		*sc = streamedCall{open: true, index: e.Index, id: e.ID, name: e.Name, args: sc.args[:0]}
 		s.callStart(sc)
 		return true, false
 	case toolsieve.ToolCallDelta:
 		if sc.open && e.Index == sc.index {
-			sc.add(e.Arguments)
+			sc.args = append(sc.args, e.Arguments...)
 			s.callDelta(sc, e.Arguments)
 		}
 		return true, false
@@ -132,19 +111,16 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 		w.fault, w.stopped = ErrStreamedLoop, true
 		return true, true
 	case toolsieve.Text, toolsieve.Error:
-		if !sc.member() {
-			// Nothing of its arguments went out: finished, it would run
-			// with none. The answer ends with an error instead.
-			sc.open = false
+		// The call's markup given back as text (its error follows), or an
+		// error that ends it: finish what was sent.
+		sc.open = false
+		rest, ok := sc.closing()
+		if !ok {
 			w.reportError("streamed tool call "+strconv.Quote(sc.name)+" lost its arguments; the answer is cut", e.Offset)
 			w.fault, w.stopped = ErrStreamedLost, true
 			return true, true
 		}
-		// The call's markup given back as text (its error follows), or an
-		// error that ends it: finish what was sent.
-		sc.open = false
-		rest := sc.closing()
-		sc.add(rest)
+		sc.args = append(sc.args, rest...)
 		s.callDelta(sc, rest)
 		fin := toolsieve.Event{Type: toolsieve.ToolCall, Index: sc.index, ID: sc.id, Name: sc.name, Arguments: sc.args,
 			Dialect: "streamed", Repairs: toolsieve.RepairTruncatedJSON.Append(nil), Offset: e.Offset}

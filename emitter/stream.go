@@ -79,15 +79,21 @@ func (b *Builder) Arg(name, value []byte, hint fsm.Hint) {
 		return
 	}
 	mark := len(st.args)
+	st.member(name, value, schema.ValueHint(hint))
+	b.delta(mark)
+}
+
+// member writes the next complete argument written as markup: the rest of
+// the open string value, or the whole member.
+func (st *streamState) member(name, value []byte, hint schema.ValueHint) {
 	if st.open {
-		st.args = schema.AppendStringPiece(st.args, value[min(st.sent, len(value)):])
+		st.args = jsonspan.AppendEscaped(st.args, value[min(st.sent, len(value)):])
 		st.args = append(st.args, '"')
 		st.open = false
 	} else {
-		st.args = st.w.Member(st.args, &schema.Param{Name: string(name), Value: value, Hint: schema.ValueHint(hint)})
+		st.args = st.w.Member(st.args, &schema.Param{Name: string(name), Value: value, Hint: hint})
 	}
 	st.members++
-	b.delta(mark)
 }
 
 // ArgPrefix writes what is new of the value being read, once it shows
@@ -105,7 +111,7 @@ func (b *Builder) ArgPrefix(name, prefix []byte, hint fsm.Hint) {
 		}
 		st.open, st.sent = true, 0
 	}
-	st.writeOpen(prefix, schema.AppendStringPiece)
+	st.writeOpen(prefix, jsonspan.AppendEscaped)
 	b.delta(mark)
 }
 
@@ -127,14 +133,21 @@ func (b *Builder) JSONArg(key, v []byte) {
 		return
 	}
 	mark := len(st.args)
+	st.jsonMember(key, v)
+	b.delta(mark)
+}
+
+// jsonMember writes the next member of JSON arguments, its key token and
+// value given: the rest of the open string value (its closing quote
+// included), or the whole member.
+func (st *streamState) jsonMember(key, v []byte) {
 	if st.open {
-		st.args = jsonspan.SanitizeString(st.args, v[min(1+st.sent, len(v)):]) // the rest, closing quote included
+		st.args = jsonspan.SanitizeString(st.args, v[min(1+st.sent, len(v)):])
 		st.open = false
 	} else {
 		st.args = st.w.JSONMember(st.args, key, v)
 	}
 	st.members++
-	b.delta(mark)
 }
 
 // JSONArgPrefix writes what is new of the string value being read, when
@@ -165,20 +178,13 @@ func (b *Builder) finishStream(c *fsm.Call, name string, tool *schema.Tool) (arg
 	}
 	mark := len(st.args)
 	if c.Params != nil || c.Args == nil {
-		for i := st.members; i < len(c.Params); i++ {
-			p := &c.Params[i]
-			if st.open {
-				st.args = schema.AppendStringPiece(st.args, p.Value[min(st.sent, len(p.Value)):])
-				st.args = append(st.args, '"')
-				st.open = false
-				continue
-			}
-			st.args = st.w.Member(st.args, &schema.Param{Name: string(p.Name), Value: p.Value, Hint: schema.ValueHint(p.Hint)})
+		for _, p := range c.Params[min(st.members, len(c.Params)):] {
+			st.member(p.Name, p.Value, schema.ValueHint(p.Hint))
 		}
 		st.args = st.w.End(st.args)
 		mismatched = st.w.Mismatched()
 	} else if st.members > 0 || st.open {
-		st.args = b.restJSON(st.args, c.Args)
+		st.restJSON(c.Args)
 		st.args = st.w.End(st.args)
 		mismatched = st.w.Mismatched()
 	} else {
@@ -192,20 +198,11 @@ func (b *Builder) finishStream(c *fsm.Call, name string, tool *schema.Tool) (arg
 	return st.args, mismatched
 }
 
-// restJSON appends the members of the JSON arguments object args that
-// were not written yet.
-func (b *Builder) restJSON(dst, args []byte) []byte {
-	st := b.st
+// restJSON writes the members of the JSON arguments object args that were
+// not written yet.
+func (st *streamState) restJSON(args []byte) {
 	st.spans, _ = jsonspan.Members(args, jsonspan.SkipSpace(args, 0), st.spans[:0])
-	for i := st.members; i < len(st.spans); i++ {
-		m := &st.spans[i]
-		v := args[m.Start:m.End]
-		if st.open {
-			dst = jsonspan.SanitizeString(dst, v[min(1+st.sent, len(v)):])
-			st.open = false
-			continue
-		}
-		dst = st.w.JSONMember(dst, args[m.KeyStart:m.KeyStart+len(m.Key)+2], v)
+	for _, m := range st.spans[min(st.members, len(st.spans)):] {
+		st.jsonMember(args[m.KeyStart:m.KeyStart+len(m.Key)+2], args[m.Start:m.End])
 	}
-	return dst
 }

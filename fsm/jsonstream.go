@@ -82,7 +82,9 @@ func (m *Machine) walkJSON() {
 		m.jsonByte(out, w.pos)
 	}
 	if w.phase == jwArgs && w.mem == jmInVal && w.strVal && w.depth == w.at && w.pos > w.val+1 && m.startJSONCall() {
-		m.loop.JSONArgPrefix(out[w.key.a:w.key.b], out[w.val+1:w.pos])
+		if as := m.loop.args(); as != nil {
+			as.JSONArgPrefix(out[w.key.a:w.key.b], out[w.val+1:w.pos])
+		}
 	}
 }
 
@@ -198,7 +200,9 @@ func (m *Machine) jsonValueEnd(out []byte, end int) {
 		w.phase = jwOff // not an object
 	case jwArgs:
 		if m.startJSONCall() {
-			m.loop.JSONArg(out[w.key.a:w.key.b], out[w.val:end])
+			if as := m.loop.args(); as != nil {
+				as.JSONArg(out[w.key.a:w.key.b], out[w.val:end])
+			}
 		}
 	}
 }

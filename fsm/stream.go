@@ -20,7 +20,7 @@ import "github.com/toolsieve/toolsieve/lexer"
 // reported: not for a call on probation (a name in a parameter slot, a
 // marker that may stand for an argument's opener), not for a call in a run
 // of openers without closers (it may belong to a loop), not while calls are
-// held as a possible loop (loopHold drops what it is given then). JSON
+// held as a possible loop (loopHold.args). JSON
 // bodies are walked in jsonstream.go; pythonic and other bodies report
 // nothing: their arguments come with the call.
 
@@ -79,12 +79,16 @@ func (m *Machine) streamArgs() {
 	for ; c.streamed < len(c.params); c.streamed++ {
 		p := &c.params[c.streamed]
 		if p.name.b > p.name.a { // an argument without a name is never passed (unread.go)
-			m.loop.Arg(m.nameOf(p.name), m.buf[p.val.a:p.val.b], p.hint)
+			if as := m.loop.args(); as != nil {
+				as.Arg(m.nameOf(p.name), m.buf[p.val.a:p.val.b], p.hint)
+			}
 		}
 	}
 	if m.valueNamed() {
 		if v, ok := m.finalValue(); ok {
-			m.loop.ArgPrefix(m.nameOf(m.val.name), v, m.val.hint)
+			if as := m.loop.args(); as != nil {
+				as.ArgPrefix(m.nameOf(m.val.name), v, m.val.hint)
+			}
 		}
 	}
 }
@@ -156,30 +160,13 @@ const maxCloserTail = maxHeldWord + 64
 // '<': a word byte, '/', '<', a bar or a byte of a wide bar.
 func closerTail(c byte) bool { return isWordByte(c) || c == '/' || c == '<' || c == '|' || c >= 0x80 }
 
-// Arg passes an argument on unless calls are held.
-func (h *loopHold) Arg(name, value []byte, hint Hint) {
-	if as, ok := h.out.(ArgSink); ok && !h.busy() {
-		as.Arg(name, value, hint)
+// args returns where the arguments of the started call go: the sink's
+// ArgSink, or nil while calls are held as a possible loop (what they are
+// is not known yet) or when the sink takes none.
+func (h *loopHold) args() ArgSink {
+	if h.busy() {
+		return nil
 	}
-}
-
-// ArgPrefix passes a value's first bytes on unless calls are held.
-func (h *loopHold) ArgPrefix(name, prefix []byte, hint Hint) {
-	if as, ok := h.out.(ArgSink); ok && !h.busy() {
-		as.ArgPrefix(name, prefix, hint)
-	}
-}
-
-// JSONArg passes a member on unless calls are held.
-func (h *loopHold) JSONArg(key, value []byte) {
-	if as, ok := h.out.(ArgSink); ok && !h.busy() {
-		as.JSONArg(key, value)
-	}
-}
-
-// JSONArgPrefix passes a string value's first bytes on unless calls are held.
-func (h *loopHold) JSONArgPrefix(key, body []byte) {
-	if as, ok := h.out.(ArgSink); ok && !h.busy() {
-		as.JSONArgPrefix(key, body)
-	}
+	as, _ := h.out.(ArgSink)
+	return as
 }

@@ -128,14 +128,14 @@ func asExchangeError(err error, f failure) *ExchangeError {
 // bodyFailure classifies an error that ended the reading of a rewritten
 // answer; upstream is the error the upstream body's Read returned, if any:
 // an SSE event over the limit, a streamed call that could not complete
-// (chat.ErrStreamedLoop, chat.ErrStreamedLost), a broken upstream body, or
+// (chat.ErrStreamedCall), a broken upstream body, or
 // else a bug the rewriter recovered from.
 func bodyFailure(err, upstream error) *ExchangeError {
 	var se *sse.Error
 	switch {
 	case errors.As(err, &se):
 		return asExchangeError(err, failEventTooLarge)
-	case errors.Is(err, chat.ErrStreamedLoop), errors.Is(err, chat.ErrStreamedLost):
+	case errors.Is(err, chat.ErrStreamedCall):
 		return asExchangeError(err, failStreamedCall)
 	case upstream != nil:
 		return asExchangeError(err, failReset)

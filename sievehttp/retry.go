@@ -206,7 +206,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		// A loop found after one of its calls started streaming, or a
 		// streamed call that lost its arguments, ends the answer with an
 		// error; nothing of it went out yet, so a retry may replace it.
-		if (errors.Is(a.err, chat.ErrStreamedLoop) || errors.Is(a.err, chat.ErrStreamedLost)) && canRetry && a.done {
+		if errors.Is(a.err, chat.ErrStreamedCall) && canRetry && a.done {
 			a.err = nil
 		}
 		if a.err != nil { // it failed before anything of it went out

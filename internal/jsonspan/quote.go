@@ -95,13 +95,21 @@ func AppendQuoted[T string | []byte](dst []byte, s T) []byte {
 	return appendJSONString(dst, s, false)
 }
 
+// AppendEscaped is AppendString without the quotes: the string's body.
+// Pieces of a string cut between characters escape to what the whole
+// string escapes to.
+func AppendEscaped(dst, s []byte) []byte { return appendEscaped(dst, s, true) }
+
 func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
+	return append(appendEscaped(append(dst, '"'), s, checkUTF8), '"')
+}
+
+func appendEscaped[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
 	const hex = "0123456789abcdef"
 	safe := &safeASCII
 	if !checkUTF8 {
 		safe = &safeBytes
 	}
-	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		// Copy what needs no escape: eight bytes at a time (k of them up
 		// to the first that does), then one at a time at the end.
@@ -155,7 +163,7 @@ func appendJSONString[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte
 		}
 		i += size
 	}
-	return append(dst, '"')
+	return dst
 }
 
 // appendWord appends the first k bytes of the little-endian word x. The

@@ -54,12 +54,19 @@ func (w *ArgsWriter) key(dst []byte, name string) []byte {
 
 // Member appends the member p, typed by the schema.
 func (w *ArgsWriter) Member(dst []byte, p *Param) []byte {
-	dst = w.key(dst, p.Name)
-	dst, fit := w.t.param(dst, p, w.root.Property(p.Name))
+	dst, fit := w.member(dst, p)
 	if !fit {
 		w.mismatched = true
 	}
 	return dst
+}
+
+// member appends the member p and reports whether its value fits the
+// schema and its name is declared.
+func (w *ArgsWriter) member(dst []byte, p *Param) ([]byte, bool) {
+	dst = jsonspan.AppendString(w.sep(dst), p.Name)
+	dst, fit := w.t.param(append(dst, ':'), p, w.root.Property(p.Name))
+	return dst, fit && w.root.declares(p.Name)
 }
 
 // StringStart appends the start of member name up to its string value's
@@ -82,16 +89,6 @@ func (w *ArgsWriter) End(dst []byte) []byte {
 		dst = append(dst, '{')
 	}
 	return append(dst, '}')
-}
-
-// AppendStringPiece appends a piece of a string value, escaped as
-// jsonspan.AppendString escapes it, without quotes. Pieces cut between
-// characters escape to what the whole value escapes to.
-func AppendStringPiece(dst, piece []byte) []byte {
-	n := len(dst)
-	dst = jsonspan.AppendString(dst, piece)
-	copy(dst[n:], dst[n+1:len(dst)-1])
-	return dst[:len(dst)-2]
 }
 
 // rawString reports whether a raw value starting with prefix is typed by s

@@ -126,11 +126,8 @@ func AppendJSONValue(dst []byte, v json.RawMessage, s *Schema) ([]byte, bool) {
 // schema (including names an `additionalProperties: false` schema does not
 // declare); it is nil when all fit.
 func BuildArguments(dst []byte, tool *Tool, params []Param) (obj []byte, mismatched []string) {
-	var root *Schema
-	if tool != nil {
-		root = tool.Schema
-	}
-	var t typer
+	var w ArgsWriter
+	w.Reset(tool)
 	var last map[string]int
 	if len(params) > 16 {
 		last = make(map[string]int, len(params))
@@ -138,8 +135,6 @@ func BuildArguments(dst []byte, tool *Tool, params []Param) (obj []byte, mismatc
 			last[params[i].Name] = i
 		}
 	}
-	dst = append(dst, '{')
-	n := 0
 	for i := range params {
 		name := params[i].Name
 		j := i
@@ -165,19 +160,12 @@ func BuildArguments(dst []byte, tool *Tool, params []Param) (obj []byte, mismatc
 				}
 			}
 		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		n++
-		dst = jsonspan.AppendString(dst, name)
-		dst = append(dst, ':')
 		var fit bool
-		dst, fit = t.param(dst, &params[j], root.Property(name))
-		if !fit || !root.declares(name) {
+		if dst, fit = w.member(dst, &params[j]); !fit {
 			mismatched = append(mismatched, name)
 		}
 	}
-	return append(dst, '}'), mismatched
+	return w.End(dst), mismatched
 }
 
 // ---------------------------------------------------------------------------
