@@ -110,16 +110,23 @@ var valueStop = func() (t [256]bool) {
 	return t
 }()
 
-// writeValue takes chunk p whole when it is more of an argument's value
-// that holds nothing that may be markup, and reports whether it did. The
-// state does not change: m.plain stays as it is.
+// writeValue takes chunk p whole when it is more of an argument's value,
+// and reports whether it did. A chunk that holds nothing that may be
+// markup is added at once; one that holds triggers or '>' goes through
+// valuefast.go. The state does not change but where a token may mean
+// something (then m.plain is set again).
 func (m *Machine) writeValue(p []byte) bool {
-	if m.pend.active || hasAny(p, &valueStop) || !m.lex.Plain(p) {
+	if m.pend.active || len(m.buf)+len(p) > m.opt.MaxCall {
 		return false
 	}
-	m.add(p)
-	if m.ix.leads {
+	switch {
+	case !hasAny(p, &valueStop) && m.lex.Plain(p):
+		m.add(p)
 		m.prev = p[len(p)-1]
+	case !m.lex.Idle():
+		m.writeValueTokens(p)
+	default:
+		m.writeValueRun(p)
 	}
 	return true
 }

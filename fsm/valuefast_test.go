@@ -1,0 +1,113 @@
+package fsm
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// tape is a Sink that records everything it receives, raw bytes included.
+type tape struct{ got []string }
+
+func (r *tape) Text(b []byte) { r.got = append(r.got, fmt.Sprintf("text %q", b)) }
+func (r *tape) Reasoning(text, raw []byte) {
+	r.got = append(r.got, fmt.Sprintf("reasoning %q %q", text, raw))
+}
+func (r *tape) CallStart(name []byte) { r.got = append(r.got, fmt.Sprintf("start %q", name)) }
+func (r *tape) Call(c *Call) {
+	s := fmt.Sprintf("call %s %q id=%q args=%q raw=%q off=%d %v", c.Dialect, c.Name, c.ID, c.Args, c.Raw, c.Offset, c.Repairs.Append(nil))
+	for _, p := range c.Params {
+		s += fmt.Sprintf(" %q=%q/%d", p.Name, p.Value, p.Hint)
+	}
+	r.got = append(r.got, s)
+}
+func (r *tape) Discard(raw []byte, reason Reason) {
+	r.got = append(r.got, fmt.Sprintf("discard %q %v", raw, reason))
+}
+func (r *tape) Runaway(raw []byte, reason Reason) {
+	r.got = append(r.got, fmt.Sprintf("runaway %q %v", raw, reason))
+}
+func (r *tape) Error(msg string, offset int64) {
+	r.got = append(r.got, fmt.Sprintf("error %s %d", msg, offset))
+}
+
+// writeLong is Write without its short paths (writeValue, writeJSONString):
+// the reference they must agree with.
+func (m *Machine) writeLong(p []byte) {
+	if m.kept != nil {
+		m.restore()
+	}
+	m.flushJSON()
+	m.write(p)
+	m.streamArgs()
+	m.plain = m.idle()
+}
+
+// valueInputs are calls whose values hold triggers that the value's short
+// path decides at once or hands to the lexer: '<' and '[' followed by
+// bytes that end or continue a marker, backtick runs, HTML, '>' after a
+// word, misspelt closers, multi-byte characters and bars, markup quoted
+// in a value.
+var valueInputs = []string{
+	"<tool_call>\n<function=f>\n<parameter=a>\nx < y && z<=1 [T] xs[i] `c` ``` <div class=\"r\">é</div> a>b 3 > 2\n</parameter>\n</function>\n</tool_call>\nok",
+	"<tool_call>\n<function=f>\n<parameter=a>\n<<< [[ [/ < / < |x <  y <\t<\n</parameter>\n<parameter=b>\n< /parameter>\n</function>\n</tool_call>",
+	"<tool_call>\n<function=f>\n<parameter=a>\nv\n</parameter\n</function>\n</tool_call>",
+	"<tool_call>\n<function=f>\n<parameter=a>\nv /parameter>\n</function>\n</tool_call>",
+	"<tool_call>\n<function=f>\n<parameter=a>\nvparameter>\n</function>\n</tool_call>",
+	"<tool_call>\n<function=f>\n<parameter=a>\nv</content> w</a>\n</parameter>\n</function>\n</tool_call>",
+	"<tool_call>\n<function=f>\n<parameter=a>\nquoted <tool_call>\n<function=g>\n<parameter=b>\n1\n</parameter>\n</function>\n</tool_call> end\n</parameter>\n</function>\n</tool_call>",
+	"<tool_call>\n<function=f>\n<parameter=a>\n日本語<日本 ｜x｜ <｜y [ＡB] é<é\n</parameter>\n<parameter=b>\n2\n</function>\n</tool_call>",
+	"<function_calls><invoke name=\"f\"><parameter name=\"a\">1 < 2 [x] </span> [TOOL_CALLS] <|im_end|> x</parameter><parameter name=\"b\">q</invoke></function_calls>",
+	"<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">v <x é ｜ < ｜DSML｜ <｜DSML｜x> </｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+	"<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">v /｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+	"<read_file>\n<path>a <b>x</b> </c> [d] `e`</path>\n</read_file>",
+	"<tool_call>\n<function=f>\n<parameter=a>\n``` x `` y `\n</parameter>\n</function>\n</tool_call>",
+}
+
+// TestValueShortPath feeds each of valueInputs in every chunking with two
+// cuts and in chunks of every size up to 8, through Write and through the
+// long way alone, and wants the same events (raw bytes and offsets too).
+func TestValueShortPath(t *testing.T) {
+	declared := func(name []byte) bool { return string(name) == "read_file" }
+	hasParam := func(_, param []byte) bool { return string(param) == "path" }
+	for _, in := range valueInputs {
+		for _, maxCall := range []int{0, 60} { // 60: the cap is hit inside the value
+			run := func(cuts []int, long bool) []string {
+				rec := &tape{}
+				m := New(Options{Declared: declared, HasParam: hasParam, MaxCall: maxCall}, rec)
+				prev := 0
+				for _, c := range append(cuts, len(in)) {
+					p := []byte(in[prev:c])
+					if long {
+						m.writeLong(p)
+					} else {
+						m.Write(p)
+					}
+					prev = c
+					rec.got = append(rec.got, "|")
+				}
+				m.Close()
+				return rec.got
+			}
+			var chunkings [][]int
+			for i := 1; i < len(in); i++ {
+				for j := i; j < len(in); j++ {
+					chunkings = append(chunkings, []int{i, j})
+				}
+			}
+			for size := 1; size <= 8; size++ {
+				var cuts []int
+				for c := size; c < len(in); c += size {
+					cuts = append(cuts, c)
+				}
+				chunkings = append(chunkings, cuts)
+			}
+			for _, cuts := range chunkings {
+				want, got := run(cuts, true), run(cuts, false)
+				if !slices.Equal(got, want) {
+					t.Fatalf("input %q, cap %d, cuts %v:\n got %q\nwant %q", in, maxCall, cuts, got, want)
+				}
+			}
+		}
+	}
+}
