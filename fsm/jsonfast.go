@@ -1,57 +1,170 @@
 package fsm
 
+import "github.com/toolsieve/toolsieve/lexer"
+
 // A large JSON argument is mostly the inside of one string. A chunk of it
-// that cannot end the string, start a marker or end a misspelt closer is
-// taken whole here, with the result textInJSON reaches piece by piece: the
-// bytes go to the buffer and the scanner, but for the letters at the end,
-// which stay held (they may begin a misspelt closer). Escapes are allowed
-// when they are whole and simple (\n, \", ...): the string goes on.
+// that cannot end the string or end a misspelt closer is taken here, with
+// the result textInJSON and tagInJSON reach piece by piece: the bytes go
+// to the buffer and the scanner, but for the letters at the end, which
+// stay held (they may begin a misspelt closer). Escapes are allowed when
+// they are simple (\n, \", ...), also when a chunk boundary cuts one: the
+// string goes on. Marker triggers are handled as in a value (valuefast.go):
+// those the next bytes decide at once, then the lexer, whose text, backtick
+// runs and tags that are no marker are string content.
 //
 // The scanner gets such bytes later, in one piece (m.jlazy of them before
 // the held letters): it is resumable, so what it makes does not depend on
-// that, and nothing looks at it before Write or Close hand them over
-// (flushJSON), or maxLazy of them wait.
+// that, and nothing looks at it before Write, Close or a token taking the
+// long way hand them over (flushJSON), or maxLazy of them wait. They never
+// end inside an escape: a chunk that does is handed over at once.
 
 // maxLazy bounds the bytes that wait for the scanner.
 const maxLazy = 64 << 10
 
-// jsonStringStop marks the bytes that keep a chunk of a JSON string off
-// the short path: marker triggers, '>', quotes, '\\' and control bytes.
+// jsonStringStop marks the bytes that may end a JSON string or leave its
+// body: quotes, '\\' and control bytes.
 var jsonStringStop = func() (t [256]bool) {
-	t = markerStart
 	for c := range 0x20 {
 		t[c] = true
 	}
-	t['>'], t['"'], t['\''], t['\\'] = true, true, true, true
+	t['"'], t['\''], t['\\'] = true, true, true
 	return t
 }()
 
-// writeJSONString takes chunk p whole when it is such text, and reports
-// whether it did. The state does not change: m.plain stays as it is.
+// writeJSONString takes chunk p whole when it is more of a JSON string,
+// and reports whether it did. The state does not change but where a token
+// may mean something (then m.plain is set again). The call cap is not hit
+// here: the bytes held by the lexer and p fit.
 func (m *Machine) writeJSONString(p []byte) bool {
-	// Bytes waiting for the scanner end inside the string, out of escapes.
-	if m.lv != lvJSON || m.pend.active || m.jlazy == 0 && !m.json.InStringBody() || len(m.buf)+len(p) > m.opt.MaxCall {
+	if m.lv != lvJSON || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall ||
+		m.jlazy == 0 && !m.json.InStringBody() && !m.json.InEscape() {
 		return false
 	}
-	esc, ok := inString(p)
-	if !ok || !m.lex.Plain(p) {
+	n := 0
+	if m.lex.Idle() {
+		n = valueRun(p)
+		if n > 0 && !m.jsonText(p[:n], true) {
+			return false
+		}
+		m.lex.Skip(p[:n])
+	}
+	if n < len(p) {
+		m.writeJSONTokens(p[n:])
+	}
+	m.textOff = m.lex.Offset()
+	return true
+}
+
+// writeJSONTokens feeds p to the lexer and handles its tokens: those that
+// are content of the string directly, others (and all after them that are
+// not) the long way.
+func (m *Machine) writeJSONTokens(p []byte) {
+	m.lex.Feed(p)
+	long := false
+	for {
+		t, ok := m.lex.Next(false)
+		if !ok {
+			break
+		}
+		if m.lv == lvJSON && !m.pend.active && m.jsonToken(t) {
+			continue
+		}
+		m.flushJSON()
+		m.token(t)
+		long = true
+	}
+	if long {
+		m.plain = m.idle()
+	}
+}
+
+// jsonToken handles token t inside a JSON string when it is content of the
+// string, and reports whether it did: text, a backtick run, a tag that is
+// no marker (in a dialect whose elements are not named after the tool).
+func (m *Machine) jsonToken(t *lexer.Token) bool {
+	switch t.Kind {
+	case lexer.Text:
+		return t.Flags&lexer.Overflow == 0 && m.jsonText(t.Raw, true)
+	case lexer.Backticks:
+	case lexer.Tag:
+		if t.Marker != lexer.Unknown || m.call.spec.name == nameTag {
+			return false
+		}
+	default:
 		return false
 	}
-	held := m.jheld
+	return m.jsonText(t.Raw, false)
+}
+
+// jsonText takes p, more of the JSON string in progress, the way
+// textInJSON (text: the letters at its end are held) or tagInJSON (a token
+// that is string content) would. It reports false, taking nothing, when p
+// may end the string, holds an escape that is not simple, or ends a
+// misspelt closer (textInJSON looks at a '>' after letters).
+func (m *Machine) jsonText(p []byte, text bool) bool {
+	open := false // the byte before p began an escape: p[0] ends it
+	if m.jlazy == 0 && !m.json.InStringBody() {
+		switch {
+		case !m.json.InEscape():
+			return false
+		case m.jheld == 0:
+			open = true
+		case !simpleEscape[m.buf[len(m.buf)-m.jheld]]: // the first held letter ends the escape
+			return false
+		}
+	}
+	esc, cut, ok := inString(p, open)
+	if !ok {
+		return false
+	}
+	base, held := len(m.buf), m.jheld
 	m.add(p)
-	w := len(trailingWord(p))
+	if text && m.gtCloses(p, base, held) {
+		m.buf = m.buf[:base]
+		return false
+	}
+	w := 0
+	if text {
+		w = len(trailingWord(p))
+	}
 	if w < len(p) {
 		m.jheld = w // the held letters before p go to the scanner with the rest
 	} else {
 		m.jheld = min(held+w, maxHeldWord)
 	}
 	m.jlazy += len(p) + held - m.jheld
-	if esc > len(p)-w || m.jlazy >= maxLazy { // the held letters begin inside an escape (\n): the scanner is in it
+	// The bytes end inside an escape, or the held letters begin inside
+	// one (\n): the scanner is in it.
+	if cut || esc > len(p)-w || m.jlazy >= maxLazy {
 		m.flushJSON()
 	}
-	m.textOff = m.lex.Offset()
 	m.prev = p[len(p)-1]
 	return true
+}
+
+// gtCloses reports whether a '>' in p, text just added at m.buf[base:],
+// ends a misspelt closer after the letters before it, held ones included.
+func (m *Machine) gtCloses(p []byte, base, held int) bool {
+	for j := indexByte(p, '>'); j >= 0; {
+		s := j
+		for s > 0 && isWordByte(p[s-1]) {
+			s--
+		}
+		if s == 0 {
+			s = -held
+		}
+		if s < j {
+			if _, ok := m.corruptCloser(m.buf[base+s : base+j+1]); ok {
+				return true
+			}
+		}
+		k := indexByte(p[j+1:], '>')
+		if k < 0 {
+			break
+		}
+		j += k + 1
+	}
+	return false
 }
 
 // flushJSON hands the bytes that wait for the scanner over to it.
@@ -68,18 +181,31 @@ func (m *Machine) flushJSON() {
 // simpleEscape marks the bytes that make a whole escape after a backslash.
 var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
-// inString reports whether p, inside a string and not in an escape, leaves
-// it so: no byte of jsonStringStop, but backslashes that begin whole simple
-// escapes. esc is where the last escape ends (0: none).
-func inString(p []byte) (esc int, ok bool) {
-	for i := 0; i < len(p); i++ {
+// inString reports whether p, inside a string, leaves it so: no byte of
+// jsonStringStop, but backslashes that begin simple escapes. With open,
+// p[0] ends an escape begun before it. esc is where the last escape ends
+// (0: none); cut reports that p ends with a backslash, inside an escape.
+func inString(p []byte, open bool) (esc int, cut, ok bool) {
+	i := 0
+	if open {
+		if len(p) == 0 || !simpleEscape[p[0]] {
+			return 0, false, false
+		}
+		i, esc = 1, 1
+	}
+	for ; i < len(p); i++ {
 		if jsonStringStop[p[i]] {
-			if p[i] != '\\' || i+1 == len(p) || !simpleEscape[p[i+1]] {
-				return 0, false
+			switch {
+			case p[i] != '\\':
+				return 0, false, false
+			case i+1 == len(p):
+				return esc, true, true
+			case !simpleEscape[p[i+1]]:
+				return 0, false, false
 			}
 			i++
 			esc = i + 1
 		}
 	}
-	return esc, true
+	return esc, false, true
 }

@@ -116,7 +116,7 @@ var valueStop = func() (t [256]bool) {
 // valuefast.go. The state does not change but where a token may mean
 // something (then m.plain is set again).
 func (m *Machine) writeValue(p []byte) bool {
-	if m.pend.active || len(m.buf)+len(p) > m.opt.MaxCall {
+	if m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall { // the cap is not hit here
 		return false
 	}
 	switch {

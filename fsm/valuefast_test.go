@@ -62,6 +62,17 @@ var valueInputs = []string{
 	"<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">v /｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
 	"<read_file>\n<path>a <b>x</b> </c> [d] `e`</path>\n</read_file>",
 	"<tool_call>\n<function=f>\n<parameter=a>\n``` x `` y `\n</parameter>\n</function>\n</tool_call>",
+	"<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">x<｜DSML｜/parameter>\n<｜DSML｜/invoke>\n<｜DSML｜/function_calls>",
+	"<function_calls>\n<invoke name=\"f\">\n<parameter name=\"a\">x</parameter1>\n<parameter name=\"b\">y</parameterfunction>\n</invoke>\n</function_calls>",
+	// JSON strings (jsonfast.go)
+	"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"p\": \"a\\tb\", \"c\": \"x < y [T] xs[i] `c` <div class=\\\"r\\\">é</div>\\n\\\\ \\\"q\\\" \\u00e9\\/ a>b tag> <b>x</b>\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>ok",
+	"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"t\": \"a<｜tool▁call▁end｜>b\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+	"<function_calls>\n<invoke name=\"f\">{\n  \"todos\": \"[-] Gather\\nnfo <a href='x'>\\q\\x invfunction_calls>",
+	"<function_calls>\n<invoke name=\"ls\">{\"a\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa日\\ninvfunction_calls>",
+	"<function_calls>\n<invoke name=\"f\">{\"a\": \"x </invoke> y <parameter> z\"}</invoke></function_calls>",
+	"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"a\": \"\\u00e9\\uD83D\\uDE00 \\ud83d\\ux \\q\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+	"<function_calls>\n<invoke name=\"f\">{\"a\": \"x </invoke>\n</function_calls>\nafter",
+	"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"\\\\\\\\\\n\\t\\\"<x\\\">\", \"b\": 'it''s <i>'}}\n</tool_call>",
 }
 
 // TestValueShortPath feeds each of valueInputs in every chunking with two

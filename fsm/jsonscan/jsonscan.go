@@ -153,6 +153,10 @@ func (s *Scanner) Started() bool { return s.started }
 // are.
 func (s *Scanner) InStringBody() bool { return s.state == stStr && !s.failed && !s.finished }
 
+// InEscape reports whether the scanner is just after a backslash inside a
+// string: the next byte completes the escape.
+func (s *Scanner) InEscape() bool { return s.state == stEsc && !s.failed && !s.finished }
+
 // InString reports whether the scanner is inside a quoted string (a key or
 // a value): a marker arriving now is string content.
 func (s *Scanner) InString() bool {
