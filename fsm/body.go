@@ -537,7 +537,7 @@ func (m *Machine) finishJSON() {
 		if (truncated || repaired) && lostContent(m.buf[min(m.call.jsonAt, len(m.buf)):], out) {
 			m.markUnread()
 		}
-		m.call.args = append(m.argsBuf[:0], out...)
+		m.call.args = m.json.Take(m.argsBuf) // out, kept: the next body is written in argsBuf's room
 		m.argsBuf = m.call.args
 		return
 	}

@@ -142,6 +142,14 @@ func (s *Scanner) Reset() {
 	*s = Scanner{out: s.out[:0], stack: s.stack[:0]}
 }
 
+// Take returns the output and gives the scanner the room of buf for the
+// next value: a caller keeps the output without copying it.
+func (s *Scanner) Take(buf []byte) []byte {
+	out := s.out
+	s.out = buf[:0]
+	return out
+}
+
 // Done reports whether the top-level value is complete.
 func (s *Scanner) Done() bool { return s.state == stDone }
 
