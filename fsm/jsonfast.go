@@ -1,6 +1,10 @@
 package fsm
 
-import "github.com/toolsieve/toolsieve/lexer"
+import (
+	"unicode/utf8"
+
+	"github.com/toolsieve/toolsieve/lexer"
+)
 
 // A large JSON argument is mostly the inside of one string. A chunk of it
 // that cannot end the string or end a misspelt closer is taken here, with
@@ -36,8 +40,16 @@ var jsonStringStop = func() (t [256]bool) {
 // may mean something (then m.plain is set again). The call cap is not hit
 // here: the bytes held by the lexer and p fit.
 func (m *Machine) writeJSONString(p []byte) bool {
-	if m.lv != lvJSON || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall ||
-		m.jlazy == 0 && !m.json.InStringBody() && !m.json.InEscape() {
+	if m.lv != lvJSON || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall {
+		return false
+	}
+	if m.jlazy > 0 && len(p) > 0 && !hasAny(p, &jsonPlainStop) && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() {
+		m.jsonPlain(p) // the common case: in the body after waiting bytes, nothing to look at
+		m.lex.Skip(p)
+		m.textOff = m.lex.Offset()
+		return true
+	}
+	if m.jlazy == 0 && !m.json.InStringBody() && !m.json.InEscape() {
 		return false
 	}
 	n := 0
@@ -94,6 +106,32 @@ func (m *Machine) jsonToken(t *lexer.Token) bool {
 		return false
 	}
 	return m.jsonText(t.Raw, false)
+}
+
+// jsonPlainStop marks the bytes that jsonPlain does not take: those of
+// jsonStringStop, marker triggers and '>'.
+var jsonPlainStop = func() (t [256]bool) {
+	t = valueStop // marker triggers and '>'
+	for c, stop := range jsonStringStop {
+		t[c] = t[c] || stop
+	}
+	return t
+}()
+
+// jsonPlain is jsonText for text after bytes that wait for the scanner
+// (in the string's body) that holds none of jsonPlainStop.
+func (m *Machine) jsonPlain(p []byte) {
+	held := m.jheld
+	m.add(p)
+	if w := len(trailingWord(p)); w < len(p) {
+		m.jheld = w
+	} else {
+		m.jheld = min(held+w, maxHeldWord)
+	}
+	if m.jlazy += len(p) + held - m.jheld; m.jlazy >= maxLazy {
+		m.flushJSON()
+	}
+	m.prev = p[len(p)-1]
 }
 
 // jsonText takes p, more of the JSON string in progress, the way
