@@ -14,6 +14,7 @@ import "strings"
 func init() {
 	for _, table := range []map[string]markerEntry{tagNames, specialNames, halfBarNames, xtmlNames} {
 		addFused(table)
+		addShapes(table) // markers.go
 	}
 }
 

@@ -486,6 +486,9 @@ func (l *Lexer) classify(t *Token) (Marker, Flags) {
 	case t.Kind == Special:
 		table = specialNames
 	}
+	if !mayBeName(l.key) {
+		return Unknown, f
+	}
 	e, ok := table[string(l.key)]
 	if !ok {
 		return Unknown, f

@@ -216,3 +216,21 @@ var xtmlNames = map[string]markerEntry{
 
 // MaxNameLen bounds tag and token names; longer names are not markers.
 const MaxNameLen = 64
+
+// keyShapes holds, for each first byte of a lookup key, a bit for each key
+// length (up to 63) that some name of the tables has: a name without its
+// bit is in no table, and is told Unknown without a map look-up. It is
+// filled once the tables are complete (fused.go).
+var keyShapes [256]uint64
+
+// addShapes notes the shapes of the names of table in keyShapes.
+func addShapes(table map[string]markerEntry) {
+	for k := range table {
+		keyShapes[k[0]] |= 1 << min(len(k), 63)
+	}
+}
+
+// mayBeName reports whether a lookup key may be in one of the tables.
+func mayBeName(key []byte) bool {
+	return len(key) > 0 && keyShapes[key[0]]&(1<<min(len(key), 63)) != 0
+}
