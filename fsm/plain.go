@@ -120,8 +120,14 @@ func (m *Machine) writeValue(p []byte) bool {
 		return false
 	}
 	switch {
-	case !hasAny(p, &valueStop) && m.lex.Plain(p):
-		m.add(p)
+	case len(p) > 0 && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() && !hasAny(p, &valueStop):
+		m.lex.Skip(p) // lexer.Plain, inlined
+		if n := len(m.buf); n+len(p) <= cap(m.buf) { // add, inlined
+			m.buf = m.buf[:n+len(p)]
+			copy(m.buf[n:], p)
+		} else {
+			m.add(p)
+		}
 		m.prev = p[len(p)-1]
 	case !m.lex.Idle():
 		m.writeValueTokens(p)
