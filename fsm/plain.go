@@ -121,8 +121,9 @@ func (m *Machine) writeValue(p []byte) bool {
 	}
 	switch {
 	case len(p) > 0 && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() && !hasAny(p, &valueStop):
-		m.lex.Skip(p) // lexer.Plain, inlined
-		if n := len(m.buf); n+len(p) <= cap(m.buf) { // add, inlined
+		// lexer.Plain and add, inlined
+		m.lex.Skip(p)
+		if n := len(m.buf); n+len(p) <= cap(m.buf) {
 			m.buf = m.buf[:n+len(p)]
 			copy(m.buf[n:], p)
 		} else {
