@@ -121,10 +121,9 @@ func (m *Machine) writeValue(p []byte) bool {
 	}
 	switch {
 	case len(p) > 0 && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() && !hasAny(p, &valueStop):
-		// lexer.Plain and add, inlined
-		m.lex.Skip(p)
+		m.lex.Skip(p) // lexer.Plain, inlined
 		if n := len(m.buf); n+len(p) <= cap(m.buf) {
-			m.buf = m.buf[:n+len(p)]
+			m.buf = m.buf[:n+len(p)] // add, inlined where there is room
 			copy(m.buf[n:], p)
 		} else {
 			m.add(p)
