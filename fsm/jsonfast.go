@@ -19,8 +19,9 @@ import (
 // The scanner gets such bytes later, in one piece (m.jlazy of them before
 // the held letters): it is resumable, so what it makes does not depend on
 // that, and nothing looks at it before Write, Close or a token taking the
-// long way hand them over (flushJSON), or maxLazy of them wait. They never
-// end inside an escape: a chunk that does is handed over at once.
+// long way hand them over (flushJSON), or maxLazy of them wait. With the
+// held letters they end in the string's body, but for a backslash at their
+// end that begins an escape (m.jopen): the next byte must end it.
 
 // maxLazy bounds the bytes that wait for the scanner.
 const maxLazy = 64 << 10
@@ -43,7 +44,7 @@ func (m *Machine) writeJSONString(p []byte) bool {
 	if m.lv != lvJSON || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall {
 		return false
 	}
-	if m.jlazy > 0 && len(p) > 0 && !hasAny(p, &jsonPlainStop) && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() {
+	if m.jlazy > 0 && !m.jopen && len(p) > 0 && !hasAny(p, &jsonPlainStop) && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() {
 		m.jsonPlain(p) // the common case: in the body after waiting bytes, nothing to look at
 		m.lex.Skip(p)
 		m.textOff = m.lex.Offset()
@@ -145,7 +146,7 @@ func (m *Machine) jsonPlain(p []byte) {
 // may end the string, holds an escape that is not simple, or ends a
 // misspelt closer (textInJSON looks at a '>' after letters).
 func (m *Machine) jsonText(p []byte, text bool) bool {
-	open := false // the byte before p began an escape: p[0] ends it
+	open := m.jopen // the byte before p began an escape: p[0] ends it
 	if m.jlazy == 0 && !m.json.InStringBody() {
 		switch {
 		case !m.json.InEscape():
@@ -156,7 +157,7 @@ func (m *Machine) jsonText(p []byte, text bool) bool {
 			return false
 		}
 	}
-	esc, cut, ok := inString(p, open)
+	cut, ok := inString(p, open)
 	if !ok {
 		return false
 	}
@@ -176,9 +177,8 @@ func (m *Machine) jsonText(p []byte, text bool) bool {
 		m.jheld = min(held+w, maxHeldWord)
 	}
 	m.jlazy += len(p) + held - m.jheld
-	// The bytes end inside an escape, or the held letters begin inside
-	// one (\n): the scanner is in it.
-	if cut || esc > len(p)-w || m.jlazy >= maxLazy {
+	m.jopen = cut
+	if m.jlazy >= maxLazy {
 		m.flushJSON()
 	}
 	m.prev = p[len(p)-1]
@@ -217,7 +217,7 @@ func (m *Machine) flushJSON() {
 	}
 	end := len(m.buf) - m.jheld
 	b := m.buf[end-m.jlazy : end]
-	m.jlazy = 0
+	m.jlazy, m.jopen = 0, false // an open escape is the scanner's state now
 	m.feedBytes(b)
 }
 
@@ -226,29 +226,28 @@ var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': t
 
 // inString reports whether p, inside a string, leaves it so: no byte of
 // jsonStringStop, but backslashes that begin simple escapes. With open,
-// p[0] ends an escape begun before it. esc is where the last escape ends
-// (0: none); cut reports that p ends with a backslash, inside an escape.
-func inString(p []byte, open bool) (esc int, cut, ok bool) {
+// p[0] ends an escape begun before it. cut reports that p ends with a
+// backslash, inside an escape.
+func inString(p []byte, open bool) (cut, ok bool) {
 	i := 0
 	if open {
 		if len(p) == 0 || !simpleEscape[p[0]] {
-			return 0, false, false
+			return false, false
 		}
-		i, esc = 1, 1
+		i = 1
 	}
 	for ; i < len(p); i++ {
 		if jsonStringStop[p[i]] {
 			switch {
 			case p[i] != '\\':
-				return 0, false, false
+				return false, false
 			case i+1 == len(p):
-				return esc, true, true
+				return true, true
 			case !simpleEscape[p[i+1]]:
-				return 0, false, false
+				return false, false
 			}
 			i++
-			esc = i + 1
 		}
 	}
-	return esc, false, true
+	return false, true
 }

@@ -294,6 +294,9 @@ type Machine struct {
 	// a word opener counts only after a byte that is not a word byte.
 	prev  byte
 	plain bool // WritePlain may take a chunk (plain.go)
+	// jopen: the bytes that wait for the JSON scanner end with a backslash
+	// that begins an escape (jsonfast.go)
+	jopen bool
 	ticks int
 	fence fenceText // in a fenced code block: its label and where its body is (fencetext.go)
 

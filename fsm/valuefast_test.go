@@ -72,6 +72,10 @@ var valueInputs = []string{
 	"<function_calls>\n<invoke name=\"f\">{\"a\": \"x </invoke> y <parameter> z\"}</invoke></function_calls>",
 	"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"a\": \"\\u00e9\\uD83D\\uDE00 \\ud83d\\ux \\q\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
 	"<function_calls>\n<invoke name=\"f\">{\"a\": \"x </invoke>\n</function_calls>\nafter",
+	"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"a\": \"x\\\\\"}<b>ab<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+	"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"a\": \"\\nabc\"}<b>ab<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+	"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"a\": \"x\\n\", \"b\": \"\"}<b>ab<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+	"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"a\": \"x\\\\\", \"b\": \"\\\\\\\"q\\\\\\nfunction>\\\\\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
 	"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"\\\\\\\\\\n\\t\\\"<x\\\">\", \"b\": 'it''s <i>'}}\n</tool_call>",
 }
 
