@@ -126,3 +126,39 @@ func TestValueShortPath(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValueShortPath compares Write with the long way (writeLong) on any
+// input cut at the chunk sizes the fuzzer picks.
+func FuzzValueShortPath(f *testing.F) {
+	for _, in := range valueInputs {
+		f.Add(in, []byte{3, 1, 4, 1, 5, 9, 2, 6})
+	}
+	declared := func(name []byte) bool { return string(name) == "read_file" }
+	hasParam := func(_, param []byte) bool { return string(param) == "path" }
+	f.Fuzz(func(t *testing.T, in string, sizes []byte) {
+		if len(sizes) == 0 {
+			sizes = []byte{4}
+		}
+		for _, maxCall := range []int{0, 60} {
+			run := func(long bool) []string {
+				rec := &tape{}
+				m := New(Options{Declared: declared, HasParam: hasParam, MaxCall: maxCall}, rec)
+				for i, k := 0, 0; i < len(in); k++ {
+					n := min(int(sizes[k%len(sizes)])%16+1, len(in)-i)
+					if long {
+						m.writeLong([]byte(in[i : i+n]))
+					} else {
+						m.Write([]byte(in[i : i+n]))
+					}
+					i += n
+					rec.got = append(rec.got, "|")
+				}
+				m.Close()
+				return rec.got
+			}
+			if want, got := run(true), run(false); !slices.Equal(got, want) {
+				t.Fatalf("input %q, cap %d, sizes %v:\n got %q\nwant %q", in, maxCall, sizes, got, want)
+			}
+		}
+	})
+}
