@@ -15,7 +15,10 @@ import "github.com/toolsieve/toolsieve/lexer"
 // ltFails marks the bytes on which a marker candidate `<` fails at once:
 // ASCII other than '/', ' ', a bar and a name's first letter.
 // ltSpaceFails is the same after `< `, where a name may not start.
-// bracketFails is the same after '[': ASCII other than '/', 'A'-'Z', '_'.
+// bracketFails is the same after the name of a possible bracket token
+// (bracketEnd): ASCII other than ']', '/', 'A'-'Z', '_' and digits (a
+// byte the name could take would have been taken, but for a name at its
+// bound, where the recognizer fails on any byte).
 var ltFails, ltSpaceFails, bracketFails = func() (lt, lts, br [256]bool) {
 	for c := range 0x80 {
 		b := byte(c)
@@ -23,10 +26,29 @@ var ltFails, ltSpaceFails, bracketFails = func() (lt, lts, br [256]bool) {
 		other := b != '/' && b != ' ' && b != '|'
 		lt[c] = other && !letter
 		lts[c] = other
-		br[c] = b != '/' && b != '_' && !('A' <= b && b <= 'Z')
+		br[c] = b != ']' && b != '/' && b != '_' && !('A' <= b && b <= 'Z') && !('0' <= b && b <= '9')
 	}
 	return
 }()
+
+// bracketEnd returns where the name of a bracket token `[NAME]` or
+// `[/NAME]` that may begin at p[j] ends: after an optional slash, upper
+// case letters, '_' and digits (not first), at most lexer.MaxNameLen of
+// them (the recognizer fails on the next one, which it does not take).
+func bracketEnd(p []byte, j int) int {
+	if j < len(p) && p[j] == '/' {
+		j++
+	}
+	k := j
+	for k < len(p) && k-j < lexer.MaxNameLen {
+		c := p[k]
+		if !('A' <= c && c <= 'Z' || c == '_' || k > j && '0' <= c && c <= '9') {
+			break
+		}
+		k++
+	}
+	return k
+}
 
 // valueRun returns the length of the longest prefix of p that the lexer,
 // idle, returns as text and backtick runs and that leaves it idle: every
@@ -49,9 +71,11 @@ func valueRun(p []byte) int {
 				return i
 			}
 		case '[':
-			if i+1 == len(p) || !bracketFails[p[i+1]] {
+			k := bracketEnd(p, i+1)
+			if k == len(p) || !bracketFails[p[k]] {
 				return i
 			}
+			i = k - 1 // p[k] is looked at again
 		}
 	}
 	return lexer.CompleteUTF8(p)

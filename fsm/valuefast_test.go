@@ -51,6 +51,7 @@ func (m *Machine) writeLong(p []byte) {
 var valueInputs = []string{
 	"<tool_call>\n<function=f>\n<parameter=a>\nx < y && z<=1 [T] xs[i] `c` ``` <div class=\"r\">é</div> a>b 3 > 2\n</parameter>\n</function>\n</tool_call>\nok",
 	"<tool_call>\n<function=f>\n<parameter=a>\n<<< [[ [/ < / < |x <  y <\t<\n</parameter>\n<parameter=b>\n< /parameter>\n</function>\n</tool_call>",
+	"<tool_call>\n<function=f>\n<parameter=a>\n[T int] [ABC def [A_1( [/B) [1] [_] [//X [/] [TOOL_CALLS] [ARGS]x [AB<\n</parameter>\n</function>\n</tool_call>",
 	"<tool_call>\n<function=f>\n<parameter=a>\nv\n</parameter\n</function>\n</tool_call>",
 	"<tool_call>\n<function=f>\n<parameter=a>\nv /parameter>\n</function>\n</tool_call>",
 	"<tool_call>\n<function=f>\n<parameter=a>\nvparameter>\n</function>\n</tool_call>",
