@@ -44,7 +44,7 @@ func (m *Machine) writeJSONString(p []byte) bool {
 	if m.lv != lvJSON || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall {
 		return false
 	}
-	if m.jlazy > 0 && !m.jopen && len(p) > 0 && !hasAny(p, &jsonPlainStop) && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() {
+	if m.jlazy > 0 && !m.jopen && len(p) > 0 && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() && !hasAny(p, &jsonPlainStop) {
 		m.jsonPlain(p) // the common case: in the body after waiting bytes, nothing to look at
 		m.lex.Skip(p)
 		m.textOff = m.lex.Offset()
