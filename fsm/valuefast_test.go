@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // tape is a Sink that records everything it receives, raw bytes included.
@@ -162,4 +164,43 @@ func FuzzValueShortPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestValueSteps feeds values cut where the short paths must wait or hand
+// over: '<' and '[' at a chunk's end, a closer cut inside its name or
+// inside a multi-byte bar, a character cut in two, an escape cut after its
+// backslash. It checks what each chunk releases.
+func TestValueSteps(t *testing.T) {
+	tests := []struct {
+		name   string
+		chunks []string
+		want   [][]string // per chunk, then one more entry for Close
+	}{
+		{"triggers at chunk ends, closer cut in its name",
+			[]string{"<tool_call>\n<function=f>\n<parameter=a>\nx <", " y [T", "] `a` </param", "eter>\n</function>", "\n</tool_call>"},
+			[][]string{{"start f"}, nil, nil, {"call f a=\"x < y [T] `a` \" []"}, {"discard block_markup"}, nil}},
+		{"a character cut in two, a tag cut, a closer without '>'",
+			[]string{"<tool_call>\n<function=f>\n<parameter=a>\né\xe2", "\x82\xac <div>1</d", "iv> v</paramete", "r\n</function>\n</tool_call>"},
+			[][]string{{"start f"}, nil, nil, {"call f a=\"é€ <div>1</div> v\" [unclosed_tag]", "discard block_markup"}, nil}},
+		{"a DSML closer cut after '<' and inside its bar",
+			[]string{"<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">1 < 2 <", "/\xef\xbd", "\x9cDSML\xef\xbd\x9cparameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"},
+			[][]string{{"start f"}, nil, {"call f a=\"1 < 2 \" []", "discard block_markup"}, nil}},
+		{"JSON string: escapes cut after the backslash, a tag, a word before '>'",
+			[]string{"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"a\": \"x\\", "n<b>\\", "\"</b> invoke>", "\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"},
+			[][]string{{"start w"}, nil, nil, {"call w {\"a\": \"x\\n<b>\\\"</b> invoke>\"}[]", "discard block_markup"}, nil}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			m := New(Options{}, rec)
+			for i, c := range tc.chunks {
+				rec.got = nil
+				m.Write([]byte(c))
+				assert.Equal(t, tc.want[i], rec.got, "chunk %d %q", i, c)
+			}
+			rec.got = nil
+			m.Close()
+			assert.Equal(t, tc.want[len(tc.chunks)], rec.got, "close")
+		})
+	}
 }
