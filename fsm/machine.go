@@ -292,10 +292,12 @@ type Machine struct {
 	code codeState
 	// prev is the input byte before the next one handled (0 at the start):
 	// a word opener counts only after a byte that is not a word byte.
-	prev  byte
-	plain bool // WritePlain may take a chunk (plain.go)
-	ticks int
-	fence fenceText // in a fenced code block: its label and where its body is (fencetext.go)
+	prev   byte
+	plain  bool // WritePlain may take a chunk (plain.go)
+	atLine bool // the next text byte starts a line
+	wl     wordLine
+	ticks  int
+	fence  fenceText // in a fenced code block: its label and where its body is (fencetext.go)
 
 	buf      []byte // markup in progress
 	kept     []byte // the buffer holding a Stable call's bytes, until the next Write (callbuf.go)
@@ -321,10 +323,9 @@ type Machine struct {
 	scratch  []byte // bytes taken back out of buf to be handled again
 	stopTail []byte // after a runaway: an incomplete UTF-8 sequence held back
 
-	thinkBy *Spec // the dialect whose message the reasoning in progress is (nil: <think>)
-	atLine  bool  // the next text byte starts a line
-	wl      wordLine
-	held    []byte // a held word line
+	thinkBy *Spec     // the dialect whose message the reasoning in progress is (nil: <think>)
+	word    *wordHold // the prefix of an opener's word ending the last plain chunk (plain.go)
+	held    []byte    // a held word line
 	heldOff int64
 	lbl     *label    // a held harness label line (label.go); made when first needed
 	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
@@ -352,8 +353,18 @@ func New(opt Options, sink Sink) *Machine {
 }
 
 // Holding reports how many input bytes are held back and not yet reported:
-// a possible marker, the markup in progress and calls held as a possible loop.
-func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) + m.loop.holding() }
+// a possible marker, the markup in progress, calls held as a possible
+// loop, a possible opener's word or word line, a harness label.
+func (m *Machine) Holding() int {
+	n := m.word.holding() + m.lex.Holding() + len(m.buf) + m.loop.holding()
+	if m.wl != wlNone {
+		n += len(m.held)
+	}
+	if m.labelHeld() {
+		n += len(m.lbl.held)
+	}
+	return n
+}
 
 // discardStopped reports input after a runaway, which is no longer
 // tokenized, as discards that never end inside a UTF-8 sequence.
@@ -380,6 +391,7 @@ func (m *Machine) Write(p []byte) {
 	if m.kept != nil {
 		m.restore()
 	}
+	m.flushWord()
 	if m.lv == lvValue && m.writeValue(p) || m.writeJSONString(p) { // plain.go, jsonfast.go
 		m.streamArgs()
 		return
@@ -395,8 +407,13 @@ func (m *Machine) write(p []byte) {
 		m.discardStopped(p, false)
 		return
 	}
-	if m.WritePlain(p) {
-		m.sink.Text(p)
+	if held, n, ok := m.WritePlain(p); ok {
+		if held != nil {
+			m.sink.Text(held)
+		}
+		if n > 0 {
+			m.sink.Text(p[:n])
+		}
 		return
 	}
 	if !hasAny(p, &markerStart) && m.lex.Plain(p) { // one text token: the lexer would return p whole
@@ -420,6 +437,7 @@ func (m *Machine) Close() {
 	if m.kept != nil {
 		m.restore()
 	}
+	m.flushWord()
 	m.flushJSON()
 	m.close()
 	m.plain = false
