@@ -79,28 +79,16 @@ func (s *oaStream) noteShape(data []byte, ch *oaChoice, d *oaDelta) {
 // with other valid tokens in its holes (a string in the content's), and
 // reports whether it is, and whether a hole but the content's differs.
 func (sh *oaShape) match(last, data []byte) (ok, changed bool) {
-	sh.spans = sh.spans[:0]
-	i, j := 0, 0 // data[:i] matches last[:j]
-	for k, h := range sh.holes {
-		n := h.Start - j
-		if len(data)-i < n || !bytes.Equal(data[i:i+n], last[j:h.Start]) {
-			return false, false
-		}
-		i += n
-		if k == sh.content && (i == len(data) || data[i] != '"') {
-			return false, false
-		}
-		e := jsonspan.TokenEnd(data, i)
-		if e < 0 {
-			return false, false
-		}
-		if k != sh.content && !changed {
-			changed = !bytes.Equal(data[i:e], last[h.Start:h.End])
-		}
-		sh.spans = append(sh.spans, jsonspan.Span{Start: i, End: e})
-		i, j = e, h.End
+	sh.spans, ok = jsonspan.FillsHoles(sh.spans[:0], data, last, sh.holes)
+	if !ok || data[sh.spans[sh.content].Start] != '"' {
+		return false, false
 	}
-	return bytes.Equal(data[i:], last[j:]), changed
+	for k, h := range sh.holes {
+		if sp := sh.spans[k]; k != sh.content && !bytes.Equal(data[sp.Start:sp.End], last[h.Start:h.End]) {
+			return true, true
+		}
+	}
+	return true, false
 }
 
 // sameShape rewrites ev when it has the shape of the last chunk of content
