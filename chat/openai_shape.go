@@ -79,16 +79,16 @@ func (s *oaStream) noteShape(data []byte, ch *oaChoice, d *oaDelta) {
 // with other valid tokens in its holes (a string in the content's), and
 // reports whether it is, and whether a hole but the content's differs.
 func (sh *oaShape) match(last, data []byte) (ok, changed bool) {
-	sh.spans, ok = jsonspan.FillsHoles(sh.spans[:0], data, last, sh.holes)
+	var differ int
+	sh.spans, differ, ok = jsonspan.FillsHoles(sh.spans[:0], data, last, sh.holes)
 	if !ok || data[sh.spans[sh.content].Start] != '"' {
 		return false, false
 	}
-	for k, h := range sh.holes {
-		if sp := sh.spans[k]; k != sh.content && !bytes.Equal(data[sp.Start:sp.End], last[h.Start:h.End]) {
-			return true, true
-		}
+	c, h := sh.spans[sh.content], sh.holes[sh.content]
+	if differ == 1 && !bytes.Equal(data[c.Start:c.End], last[h.Start:h.End]) {
+		differ-- // only the content differs
 	}
-	return true, false
+	return true, differ > 0
 }
 
 // sameShape rewrites ev when it has the shape of the last chunk of content

@@ -566,6 +566,16 @@ func (d *Decoder) scan(p []byte) {
 			case ':':
 				d.kind = fComment
 				d.st = stValue
+			case 'd':
+				if len(p)-i >= len("data: ") && string(p[i:i+6]) == "data: " {
+					// The usual line, "data: " and its value, without
+					// going through its name a byte at a time.
+					d.kind, d.st = fData, stValue
+					d.vs = d.base + i + 6
+					i = d.value(p, i+6)
+					continue
+				}
+				fallthrough
 			default:
 				d.name[0] = c
 				d.nameLen = 1

@@ -20,23 +20,27 @@ func TestFillsHoles(t *testing.T) {
 	}
 	tokens := []string{`"c-1"`, `"c-2"`, `12`, `123`, `1`, `true`, `null`, `"a\"b"`, `"\u00e9"`, `-1.5`, `0`, `"x`, `1.`, `{}`, `"`}
 	// want walks doc and b byte by byte, scanning every hole.
-	want := func(b []byte) ([]Span, bool) {
+	want := func(b []byte) ([]Span, int, bool) {
 		var spans []Span
+		differ := 0
 		i, j := 0, 0
 		for _, h := range holes {
 			n := h.Start - j
 			if len(b)-i < n || string(b[i:i+n]) != string(doc[j:h.Start]) {
-				return nil, false
+				return nil, 0, false
 			}
 			i += n
 			e := TokenEnd(b, i)
 			if e < 0 {
-				return nil, false
+				return nil, 0, false
+			}
+			if string(b[i:e]) != string(doc[h.Start:h.End]) {
+				differ++
 			}
 			spans = append(spans, Span{i, e})
 			i, j = e, h.End
 		}
-		return spans, string(b[i:]) == string(doc[j:])
+		return spans, differ, string(b[i:]) == string(doc[j:])
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 50000 {
@@ -55,10 +59,10 @@ func TestFillsHoles(t *testing.T) {
 		if rng.IntN(8) == 0 { // a byte outside the holes changes
 			b[rng.IntN(len(b))] = "{}[],:\" 1a"[rng.IntN(10)]
 		}
-		got, ok := FillsHoles(nil, b, doc, holes)
-		spans, wantOK := want(b)
-		if ok != wantOK || ok && !slices.Equal(got, spans) {
-			t.Fatalf("%s: FillsHoles %v %v, want %v %v", b, got, ok, spans, wantOK)
+		got, differ, ok := FillsHoles(nil, b, doc, holes)
+		spans, wantDiffer, wantOK := want(b)
+		if ok != wantOK || ok && (!slices.Equal(got, spans) || differ != wantDiffer) {
+			t.Fatalf("%s: FillsHoles %v %d %v, want %v %d %v", b, got, differ, ok, spans, wantDiffer, wantOK)
 		}
 		if ok && !Valid(b) {
 			t.Fatalf("%s matched but is not valid", b)
