@@ -91,9 +91,8 @@ func (f *textFeed) materialize(s textSink, c *textChan) {
 // is, and sends the held events whose content has all been released.
 func (f *textFeed) hold(s textSink, c *textChan, ev *sse.Event, content []byte, idx jsonspan.Member) {
 	if c.q.push(ev, content, f.tb, idx) {
-		f.direct = queued{raw: ev.Raw, data: ev.Data, content: content, idx: idx}
-		s.original(&f.direct)
-		f.direct = queued{}
+		f.direct.raw, f.direct.data, f.direct.content, f.direct.idx = ev.Raw, ev.Data, content, idx
+		s.original(&f.direct) // not cleared: it points into buffers of the stream's own
 	} else {
 		n := c.q.ready()
 		for i := range n {
