@@ -553,9 +553,9 @@ func (q *textQueue) covers(t, c []byte) bool {
 }
 
 // drain sends every held event and empties the queue.
-func (q *textQueue) drain(emit func(*queued)) {
+func (q *textQueue) drain(emit func(queued)) {
 	for i := range q.evs {
-		emit(&q.evs[i])
+		emit(q.evs[i])
 	}
 	q.reset()
 }
