@@ -16,7 +16,7 @@ import (
 type oaStream struct {
 	textFeed
 	choices []*oaChoice
-	last    []byte  // the data of the last chunk with choices
+	last    []byte  // the data of the last chunk with choices, or of one that differs from it only in content
 	tmpl    []byte  // made of last when a chunk is made up: its top-level members but choices and usage, as `{...,`
 	tmplOK  bool    // tmpl is made of last
 	shape   oaShape // the shape of the last chunk of content only (openai_shape.go)
