@@ -336,9 +336,11 @@ func (d *Decoder) begin(n int) {
 		d.raw = slices.Grow(d.raw, n)
 	}
 	if cap(d.events) == 0 {
-		// Room for the events of n bytes, but the smallest, at once.
-		d.events = make([]Event, 0, n/128+1)
-		d.recs = make([]rec, 0, n/128+1)
+		// Room for the events of n bytes, but the smallest, at once (up
+		// to a proxy's read: a larger chunk grows them as it goes).
+		k := min(n, 32<<10)/128 + 1
+		d.events = make([]Event, 0, k)
+		d.recs = make([]rec, 0, k)
 	}
 	d.segStart = 0
 	d.base = len(d.raw)
