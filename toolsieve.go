@@ -121,7 +121,7 @@ func (o *Options) Validate() error {
 type Parser struct {
 	m     *fsm.Machine
 	b     emitter.Builder
-	plain []Event // the result of a chunk of plain text (one event)
+	plain []Event // the result of a chunk of plain text (two text events)
 	err   error   // an invalid option, reported by the first Feed or Close
 	done  bool    // Close was called
 	slow  bool    // err or done: Feed may not take the fast path
@@ -183,15 +183,38 @@ func machineOptions(opt Options) fsm.Options {
 // Feed after Close parses nothing: it returns one error event whose raw
 // bytes are the chunk.
 func (p *Parser) Feed(chunk []byte) []Event {
-	if !p.slow && p.m.WritePlain(chunk) { // the common case: prose that cannot be markup
-		if p.plain == nil {
-			p.plain = []Event{{Type: Text, Offset: -1}}
+	if !p.slow { // the common case: prose that cannot be markup
+		if held, n, ok := p.m.WritePlain(chunk); ok {
+			if held == nil && n == len(chunk) {
+				ev := p.plainEvents(1)
+				ev[0].Text, ev[0].Offset = chunk, p.b.Plain(n)
+				return ev
+			}
+			return p.plainText(held, chunk[:n])
 		}
-		p.plain[0].Text = chunk // only these fields ever change
-		p.plain[0].Offset = p.b.Plain(len(chunk))
-		return p.plain
 	}
 	return p.feed(chunk)
+}
+
+// plainEvents returns the first n of the two text events plain text is
+// reported in.
+func (p *Parser) plainEvents(n int) []Event {
+	if p.plain == nil {
+		p.plain = []Event{{Type: Text}, {Type: Text}}
+	}
+	return p.plain[:n]
+}
+
+// plainText reports the text of a plain chunk that released or held back
+// bytes: as one or two events, or none.
+func (p *Parser) plainText(held, text []byte) []Event {
+	ev := p.plainEvents(0)
+	for _, b := range [2][]byte{held, text} {
+		if len(b) > 0 {
+			ev = append(ev, Event{Type: Text, Text: b, Offset: p.b.Plain(len(b))})
+		}
+	}
+	return ev
 }
 
 // feed is Feed's long way.

@@ -312,7 +312,7 @@ func (s *anStream) feedText(b *anBlock, e *editable, text []byte) {
 
 // original sends an upstream text delta of the current block whose text
 // is unchanged.
-func (s *anStream) original(qe *queued) {
+func (s *anStream) original(qe queued) {
 	w := s.w
 	b := s.cur
 	if b.open != runText && isBlank(qe.content) && b.heldSize+len(qe.raw) <= maxHeldBytes {

@@ -16,7 +16,7 @@ import (
 type oaStream struct {
 	textFeed
 	choices []*oaChoice
-	last    []byte  // the data of the last chunk with choices
+	last    []byte  // the data of the last chunk with choices, or of one that differs from it only in content
 	tmpl    []byte  // made of last when a chunk is made up: its top-level members but choices and usage, as `{...,`
 	tmplOK  bool    // tmpl is made of last
 	shape   oaShape // the shape of the last chunk of content only (openai_shape.go)
@@ -77,7 +77,7 @@ func (s *oaStream) choice(i int) *oaChoice {
 func (s *oaStream) event(ev *sse.Event) {
 	w := s.w
 	data := ev.Data
-	if string(bytes.TrimSpace(data)) == "[DONE]" {
+	if (len(data) == 0 || data[0] != '{') && string(bytes.TrimSpace(data)) == "[DONE]" { // a chunk is not trimmed
 		s.finish(false)
 		w.out = append(w.out, ev.Raw...)
 		return
@@ -354,7 +354,7 @@ func (s *oaStream) onlyContent(data []byte, d *oaDelta) bool {
 }
 
 // original sends a held chunk of the current choice as it came.
-func (s *oaStream) original(qe *queued) { s.w.out = append(s.w.out, qe.raw...) }
+func (s *oaStream) original(qe queued) { s.w.out = append(s.w.out, qe.raw...) }
 
 // nativeCalls passes the upstream's own tool call deltas on, renumbered
 // after the recovered calls, holding arguments that are markup.

@@ -379,7 +379,7 @@ func (s *rsStream) sendText(p *rsPart, raw, data, text []byte) {
 }
 
 // original sends a held upstream delta of the current part, text unchanged.
-func (s *rsStream) original(qe *queued) { s.textOut(s.cur, qe.raw, qe.data, qe.content) }
+func (s *rsStream) original(qe queued) { s.textOut(s.cur, qe.raw, qe.data, qe.content) }
 
 // openPiece makes sure the message has a piece open in the output: the
 // upstream's own item the first time, a made-up message after that.

@@ -473,6 +473,9 @@ type queued struct {
 // released: the event goes out now and is not kept. Otherwise the first
 // ready() events of the queue can go out.
 func (q *textQueue) push(ev *sse.Event, content, rel []byte, idx jsonspan.Member) (direct bool) {
+	if len(q.evs) == 0 && len(q.rel) == 0 && bytes.Equal(rel, content) {
+		return true // the usual case, without copying rel
+	}
 	q.rel = append(q.rel, rel...)
 	if len(q.evs) == 0 && bytes.Equal(q.rel, content) {
 		q.rel = q.rel[:0]
@@ -550,9 +553,9 @@ func (q *textQueue) covers(t, c []byte) bool {
 }
 
 // drain sends every held event and empties the queue.
-func (q *textQueue) drain(emit func(*queued)) {
+func (q *textQueue) drain(emit func(queued)) {
 	for i := range q.evs {
-		emit(&q.evs[i])
+		emit(q.evs[i])
 	}
 	q.reset()
 }
@@ -651,6 +654,9 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 		r.off = 0
 		if r.buf == nil {
 			r.buf = make([]byte, 32<<10)
+			// The output of a read is about its input: room for it at
+			// once, rather than growing to it on every new stream.
+			w.out = make([]byte, 0, len(r.buf)+len(r.buf)/4)
 		}
 		n, err := r.body.Read(r.buf)
 		if n > 0 {

@@ -24,7 +24,7 @@ type textChan struct {
 // upstream event of that content stream with its text unchanged.
 type textSink interface {
 	sink
-	original(qe *queued)
+	original(qe queued) // by value: no pointers written for an event sent at once
 }
 
 // textFeed is the state of one batch of parser events, which both streams
@@ -37,8 +37,7 @@ type textFeed struct {
 	w           *streamRewriter
 	in, run, tb []byte
 	kind        runKind
-	clean       bool   // only text came out of the parser so far
-	direct      queued // scratch for hold's event that is not queued (no allocation per event)
+	clean       bool // only text came out of the parser so far
 }
 
 // begin resets the batch state before the current content stream's parser
@@ -91,13 +90,11 @@ func (f *textFeed) materialize(s textSink, c *textChan) {
 // is, and sends the held events whose content has all been released.
 func (f *textFeed) hold(s textSink, c *textChan, ev *sse.Event, content []byte, idx jsonspan.Member) {
 	if c.q.push(ev, content, f.tb, idx) {
-		f.direct = queued{raw: ev.Raw, data: ev.Data, content: content, idx: idx}
-		s.original(&f.direct)
-		f.direct = queued{}
+		s.original(queued{raw: ev.Raw, data: ev.Data, content: content, idx: idx})
 	} else {
 		n := c.q.ready()
 		for i := range n {
-			s.original(&c.q.evs[i])
+			s.original(c.q.evs[i])
 		}
 		c.q.drop(n)
 	}

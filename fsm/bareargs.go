@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 )
@@ -29,12 +30,23 @@ const maxTail = 200
 // Bytes are appended; when buf is full, the last ones slide to its start,
 // so each byte is copied about once more at most.
 type textTail struct {
-	buf   [2 * maxTail]byte
+	buf   [3 * maxTail]byte
 	start int // where the text held begins (a call or discarded markup moves it to end)
 	end   int
 }
 
 func (t *textTail) write(p []byte) {
+	if n := len(p); 4 <= n && n <= 8 && n <= len(t.buf)-t.end { // a token's size: no call
+		b := t.buf[t.end : t.end+n]
+		binary.LittleEndian.PutUint32(b, binary.LittleEndian.Uint32(p))
+		binary.LittleEndian.PutUint32(b[n-4:], binary.LittleEndian.Uint32(p[n-4:]))
+		t.end += n
+		return
+	}
+	t.writeAny(p)
+}
+
+func (t *textTail) writeAny(p []byte) {
 	if len(p) > len(t.buf)-t.end {
 		t.slide(p)
 		return

@@ -292,8 +292,10 @@ type Machine struct {
 	code codeState
 	// prev is the input byte before the next one handled (0 at the start):
 	// a word opener counts only after a byte that is not a word byte.
-	prev  byte
-	plain bool // WritePlain may take a chunk (plain.go)
+	prev   byte
+	plain  bool // WritePlain may take a chunk (plain.go)
+	atLine bool // the next text byte starts a line
+	wl     wordLine
 	// jopen: the bytes that wait for the JSON scanner end with a backslash
 	// that begins an escape (jsonfast.go)
 	jopen bool
@@ -324,10 +326,9 @@ type Machine struct {
 	scratch  []byte // bytes taken back out of buf to be handled again
 	stopTail []byte // after a runaway: an incomplete UTF-8 sequence held back
 
-	thinkBy *Spec // the dialect whose message the reasoning in progress is (nil: <think>)
-	atLine  bool  // the next text byte starts a line
-	wl      wordLine
-	held    []byte // a held word line
+	thinkBy *Spec     // the dialect whose message the reasoning in progress is (nil: <think>)
+	word    *wordHold // the prefix of an opener's word ending the last plain chunk (plain.go)
+	held    []byte    // a held word line
 	heldOff int64
 	lbl     *label    // a held harness label line (label.go); made when first needed
 	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
@@ -355,8 +356,18 @@ func New(opt Options, sink Sink) *Machine {
 }
 
 // Holding reports how many input bytes are held back and not yet reported:
-// a possible marker, the markup in progress and calls held as a possible loop.
-func (m *Machine) Holding() int { return m.lex.Holding() + len(m.buf) + m.loop.holding() }
+// a possible marker, the markup in progress, calls held as a possible
+// loop, a possible opener's word or word line, a harness label.
+func (m *Machine) Holding() int {
+	n := m.word.holding() + m.lex.Holding() + len(m.buf) + m.loop.holding()
+	if m.wl != wlNone {
+		n += len(m.held)
+	}
+	if m.labelHeld() {
+		n += len(m.lbl.held)
+	}
+	return n
+}
 
 // discardStopped reports input after a runaway, which is no longer
 // tokenized, as discards that never end inside a UTF-8 sequence.
@@ -383,6 +394,7 @@ func (m *Machine) Write(p []byte) {
 	if m.kept != nil {
 		m.restore()
 	}
+	m.flushWord()
 	if m.lv == lvValue && m.writeValue(p) || m.writeJSONString(p) { // plain.go, jsonfast.go
 		m.streamArgs()
 		return
@@ -398,8 +410,13 @@ func (m *Machine) write(p []byte) {
 		m.discardStopped(p, false)
 		return
 	}
-	if m.WritePlain(p) {
-		m.sink.Text(p)
+	if held, n, ok := m.WritePlain(p); ok {
+		if held != nil {
+			m.sink.Text(held)
+		}
+		if n > 0 {
+			m.sink.Text(p[:n])
+		}
 		return
 	}
 	if !hasAny(p, &markerStart) && m.lex.Plain(p) { // one text token: the lexer would return p whole
@@ -423,6 +440,7 @@ func (m *Machine) Close() {
 	if m.kept != nil {
 		m.restore()
 	}
+	m.flushWord()
 	m.flushJSON()
 	m.close()
 	m.plain = false

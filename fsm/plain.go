@@ -13,7 +13,7 @@ import (
 // every Write from the states that take the long way (idle), so that the
 // short path tests one field instead of each of them.
 
-// plainStop marks the bytes that keep a chunk off the fast path: marker
+// plainStop marks the bytes that keep a chunk off the short path: marker
 // triggers, '{' (text openers) and '>' (tags without '<'); newlines are
 // looked at.
 var plainStop = func() (t [256]bool) {
@@ -35,15 +35,18 @@ func (m *Machine) idle() bool {
 		m.strays == 0 && !m.loop.busy() && m.lex.Idle()
 }
 
-// WritePlain consumes p and reports true when p is plain text that changes
-// no state: the caller then reports p as text itself, without the sink.
-// Otherwise it consumes nothing and the caller uses Write.
-func (m *Machine) WritePlain(p []byte) bool { return m.plain && m.writePlain(p) }
-
-func (m *Machine) writePlain(p []byte) bool {
-	if len(p) == 0 {
-		return false
+// WritePlain consumes p when it is plain text that changes no state, and
+// reports ok: the caller then reports as text itself, without the sink,
+// held (bytes an earlier WritePlain held back, valid until the next Write)
+// and then p[:n]. p[n:] is the prefix of an opener's word (`func` of
+// `functools[`): it is held back unwritten, as if it had not arrived, until
+// a chunk shows what it is; Write and Close write it first.
+// Otherwise WritePlain consumes nothing and the caller uses Write.
+func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
+	if !m.plain || len(p) == 0 {
+		return nil, 0, false
 	}
+	n = len(p)
 	stop := false
 	for _, c := range p {
 		if plainStop[c] {
@@ -53,26 +56,146 @@ func (m *Machine) writePlain(p []byte) bool {
 	}
 	atLine := false
 	if stop {
-		var ok bool
 		if atLine, ok = m.plainLines(p); !ok {
-			return false
+			return nil, 0, false
 		}
 	} else if m.atLine && heldLead[p[0]] { // a line may be a word line (see wordLine)
-		return false
+		return nil, 0, false
 	}
-	// p's end must not be inside a UTF-8 sequence, nor a prefix of a word
-	// opener's word (`func` of `functools[`), which is held back.
-	last := p[len(p)-1]
-	if last >= utf8.RuneSelf || m.ix.leads && pt.mayEndWord(p) && m.leadTail(p, pt.all) >= 0 {
-		return false
+	if p[n-1] >= utf8.RuneSelf { // p's end must not be inside a UTF-8 sequence
+		return nil, 0, false
 	}
-	m.lex.Skip(p) // the lexer is idle (m.plain)
+	if m.ix.leads && (m.word.holding() > 0 || pt.mayEndWord(p)) {
+		return m.writeWord(p, atLine)
+	}
+	m.lex.Skip(p) // skipPlain, written out: the lexer is idle (m.plain)
+	m.prev = p[n-1]
 	m.atLine = atLine
-	m.prev = last
 	if m.tail != nil {
-		m.tail.write(p) // the text bare arguments may follow (bareargs.go)
+		m.tail.write(p)
 	}
-	return true
+	return nil, n, true
+}
+
+// skipPlain passes text b, after which a line starts if atLine.
+func (m *Machine) skipPlain(b []byte, atLine bool) {
+	m.lex.Skip(b) // the lexer is idle (m.plain)
+	m.prev = b[len(b)-1]
+	m.atLine = atLine
+	if m.tail != nil {
+		m.tail.write(b) // the text bare arguments may follow (bareargs.go)
+	}
+}
+
+// writeWord is WritePlain for plain text p that may end in a prefix of an
+// opener's word, or that follows one held back: the bytes held and p, less
+// the prefix that ends them, are passed.
+func (m *Machine) writeWord(p []byte, atLine bool) (held []byte, n int, ok bool) {
+	w := m.word
+	if w.holding() > 0 {
+		if m.atLine {
+			return nil, 0, false // the held word starts a line: the long way
+		}
+		held = w.text()
+		w.n = 0
+	}
+	n = len(p)
+	if k := m.wordPrefix(held, p); k > 0 {
+		if k > n {
+			m.holdWord(held, p) // the held word goes on
+			return nil, 0, true
+		}
+		n -= k
+		m.holdWord(nil, p[n:])
+	}
+	if held != nil {
+		m.skipPlain(held, false)
+	}
+	if n > 0 {
+		m.skipPlain(p[:n], atLine)
+	}
+	return held, n, true
+}
+
+// wordPrefix returns the length of the run of word bytes that ends held
+// and then p when it is a prefix of an opener's word, or 0.
+func (m *Machine) wordPrefix(held, p []byte) int {
+	j := identStart(p)
+	switch {
+	case j > 0: // the run starts in p
+		return prefixLen(p[j:])
+	case held != nil: // it goes on from the held bytes
+		if len(held)+len(p) > maxWord {
+			return 0
+		}
+		var w [2 * maxWord]byte
+		return prefixLen(append(append(w[:0], held...), p...))
+	case isIdentByte(m.prev): // it began before p, not as a prefix
+		return 0
+	}
+	return prefixLen(p)
+}
+
+// prefixLen returns len(w) when w is a prefix of an opener's word, or 0.
+func prefixLen(w []byte) int {
+	if pt.wordOpener(w, pt.all) {
+		return len(w)
+	}
+	return 0
+}
+
+// identStart returns where the run of word bytes that ends p starts.
+func identStart(p []byte) int {
+	i := len(p)
+	for i > 0 && isIdentByte(p[i-1]) {
+		i--
+	}
+	return i
+}
+
+// wordHold holds the prefix of an opener's word that ended a plain chunk,
+// in one of two buffers in turn: bytes released by a Write stay valid
+// until the next one, which may hold new bytes.
+type wordHold struct {
+	buf [2][maxWord]byte
+	cur int // the buffer in use
+	n   int // its bytes held (0: none)
+}
+
+// maxWord is the longest word of a text opener (probe.go checks it).
+const maxWord = 16
+
+func (w *wordHold) holding() int {
+	if w == nil {
+		return 0
+	}
+	return w.n
+}
+
+// text returns the bytes held.
+func (w *wordHold) text() []byte { return w.buf[w.cur][:w.n] }
+
+// holdWord holds a and then b, the prefix of an opener's word, in the
+// buffer not in use.
+func (m *Machine) holdWord(a, b []byte) {
+	if m.word == nil {
+		m.word = new(wordHold)
+	}
+	w := m.word
+	w.cur ^= 1
+	w.n = copy(w.buf[w.cur][copy(w.buf[w.cur][:], a):], b) + len(a)
+}
+
+// flushWord writes the bytes held by WritePlain the long way, before any
+// other input: they go on as the word they began.
+func (m *Machine) flushWord() {
+	if m.word.holding() == 0 {
+		return
+	}
+	h := m.word.text()
+	m.word.n = 0
+	m.plain = false // not back to WritePlain
+	m.write(h)
 }
 
 // plainLines is WritePlain for a chunk that holds a byte of plainStop:

@@ -88,7 +88,7 @@ var pt = func() (t probeTable) {
 			if w != "" {
 				t.words = append(t.words, k)
 			}
-			if len(w) > 16 {
+			if len(w) > maxWord {
 				panic("fsm: the word of text opener " + op.text + " is longer than 16 bytes")
 			}
 			for x, c := range []byte(w) {
@@ -431,13 +431,20 @@ func (m *Machine) leadTail(b []byte, ops opSet) int {
 	if j == len(b) || isIdentByte(m.byteBefore(b, j)) {
 		return -1
 	}
-	w := b[j:]
-	for _, k := range pt.words {
-		if t := pt.ops[k].text; ops.has(k) && len(t) > len(w) && t[:len(w)] == string(w) {
-			return j
-		}
+	if pt.wordOpener(b[j:], ops) {
+		return j
 	}
 	return -1
+}
+
+// wordOpener reports whether w is a prefix of the word of an opener of ops.
+func (t *probeTable) wordOpener(w []byte, ops opSet) bool {
+	for _, k := range t.words {
+		if o := t.ops[k].text; ops.has(k) && len(o) > len(w) && o[:len(w)] == string(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayEndWord is a quick test of whether b may end in a prefix of an

@@ -39,6 +39,7 @@ func (m *Machine) writeLong(p []byte) {
 	if m.kept != nil {
 		m.restore()
 	}
+	m.flushWord()
 	m.flushJSON()
 	m.write(p)
 	m.streamArgs()

@@ -328,7 +328,19 @@ func (d *Decoder) begin(n int) {
 		d.dataMark = 0
 	}
 	if !d.skipping {
+		if cap(d.raw) == 0 {
+			// Room for a pending block carried over too, so that the
+			// next chunk of the same size fits.
+			n += n / 8
+		}
 		d.raw = slices.Grow(d.raw, n)
+	}
+	if cap(d.events) == 0 {
+		// Room for the events of n bytes, but the smallest, at once (up
+		// to a proxy's read: a larger chunk grows them as it goes).
+		k := min(n, 32<<10)/128 + 1
+		d.events = make([]Event, 0, k)
+		d.recs = make([]rec, 0, k)
 	}
 	d.segStart = 0
 	d.base = len(d.raw)
@@ -566,6 +578,16 @@ func (d *Decoder) scan(p []byte) {
 			case ':':
 				d.kind = fComment
 				d.st = stValue
+			case 'd':
+				if len(p)-i >= len("data: ") && string(p[i:i+6]) == "data: " {
+					// The usual line, "data: " and its value, without
+					// going through its name a byte at a time.
+					d.kind, d.st = fData, stValue
+					d.vs = d.base + i + 6
+					i = d.value(p, i+6)
+					continue
+				}
+				fallthrough
 			default:
 				d.name[0] = c
 				d.nameLen = 1

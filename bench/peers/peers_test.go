@@ -16,6 +16,7 @@ const (
 	pNaive     = "naive"
 	pQwen      = "ollama-qwen3-coder" // parsers.ParserForName("qwen3-coder"), *parsers.Qwen3CoderParser
 	pDeepSeek  = "ollama-deepseek3"   // parsers.ParserForName("deepseek3"), *parsers.DeepSeek3Parser
+	pFloor     = "floor"              // no parser: what the harness alone costs (floorParser)
 )
 
 // ollamaName maps a peer to its name in ollama's parser registry.
@@ -96,6 +97,31 @@ func ollamaTools(tb testing.TB) []api.Tool {
 	return tools
 }
 
+// floorParser is no parser: its Feed, which is not inlined, passes every
+// chunk on as one text event, as a parser's short path for prose at best
+// does. Its row is the least time any parser can take in this harness.
+type floorParser struct {
+	ev  []toolsieve.Event
+	off int64
+}
+
+//go:noinline
+func (f *floorParser) Feed(chunk []byte) []toolsieve.Event {
+	f.ev[0].Text, f.ev[0].Offset = chunk, f.off
+	f.off += int64(len(chunk))
+	return f.ev
+}
+
+// runFloor feeds the chunks to a new floorParser.
+func runFloor(chunks [][]byte) result {
+	var r result
+	f := &floorParser{ev: []toolsieve.Event{{Type: toolsieve.Text}}}
+	for _, c := range chunks {
+		r.addToolsieve(f.Feed(c))
+	}
+	return r
+}
+
 // runOllama feeds the chunks to a new ollama parser (ParserForName, then
 // Init with the declared tool, no last message, no think value) with Add,
 // the last chunk with done=true.
@@ -154,10 +180,11 @@ type benchCase struct {
 // parsers at 1 MiB (the target size) and, for calls, also at 64 KiB, which
 // shows how their cost per byte grows with the size; the naive baseline on
 // plain prose at 16 KiB and 1 MiB, and on its own call markup at 4 and
-// 16 KiB only (one op at 1 MiB would take hours).
+// 16 KiB only (one op at 1 MiB would take hours); the floor (no parser) on
+// plain prose at 1 MiB, where the ratio to ollama asked for is near it.
 var cases = []benchCase{
 	{"plain", "", nil, 16 << 10, []string{pNaive}, nil},
-	{"plain", "", nil, 1 << 20, []string{pQwen, pDeepSeek, pNaive}, nil},
+	{"plain", "", nil, 1 << 20, []string{pQwen, pDeepSeek, pNaive, pFloor}, nil},
 	{"call-qwen3coder", Qwen3Coder, FileContent, 64 << 10, []string{pQwen}, nil},
 	{"call-qwen3coder", Qwen3Coder, FileContent, 1 << 20, []string{pQwen}, nil},
 	{"call-qwen3coder-noangle", Qwen3Coder, FileContentNoAngle, 1 << 20, []string{pQwen}, nil},
@@ -195,6 +222,8 @@ func runner(tb testing.TB, parser string, chunks [][]byte) func() result {
 		return func() result { return runToolsieve(opt, chunks) }
 	case pNaive:
 		return func() result { return runNaive(chunks) }
+	case pFloor:
+		return func() result { return runFloor(chunks) }
 	case pQwen, pDeepSeek:
 		tools := ollamaTools(tb)
 		strs := Strings(chunks)

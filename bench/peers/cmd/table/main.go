@@ -208,6 +208,11 @@ var targets = []target{
 func (t *table) writeTargets(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, tg := range targets {
+		if f, ok := t.ratio(tg.k, "floor"); ok {
+			if v, ok := t.ratio(tg.k, tg.peer); ok {
+				fmt.Fprintf(w, "- (ceiling of the next line: a Feed that does nothing, in the same harness, is %s× faster than %s)\n", num(v/f), tg.peer)
+			}
+		}
 		v, ok := t.ratio(tg.k, tg.peer)
 		switch {
 		case !ok:

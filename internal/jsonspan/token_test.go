@@ -1,0 +1,39 @@
+package jsonspan
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func TestTokenEnd(t *testing.T) {
+	for _, tc := range []struct {
+		in  string
+		end int
+	}{
+		{`"a\"b",`, 6}, {`"\u00e9"}`, 8}, {`"bad \x"`, -1}, {`"open`, -1}, {"\"ctl\x01\"", -1},
+		{`12,`, 2}, {`-0.5e+3]`, 7}, {`01`, 1}, {`1.`, -1}, {`-`, -1},
+		{`true}`, 4}, {`false`, 5}, {`null `, 4}, {`nul`, -1}, {`tru e`, -1},
+		{`{}`, -1}, {`[1]`, -1}, {``, -1}, {` 1`, -1},
+	} {
+		if got := TokenEnd([]byte(tc.in), 0); got != tc.end {
+			t.Errorf("TokenEnd(%q) = %d, want %d", tc.in, got, tc.end)
+		}
+	}
+}
+
+// TestTokenEndValid: a whole input is one token exactly when it is a
+// valid scalar document without whitespace.
+func TestTokenEndValid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "\"\\u0e9aE.+-truefalsn \x01\xc3\xa9{["
+	for range 200000 {
+		b := make([]byte, 1+rng.IntN(8))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		want := Valid(b) && b[0] != '{' && b[0] != '[' && !IsSpace(b[0]) && !IsSpace(b[len(b)-1])
+		if got := TokenEnd(b, 0) == len(b); got != want {
+			t.Fatalf("%q: TokenEnd says %v, Valid %v", b, got, want)
+		}
+	}
+}
