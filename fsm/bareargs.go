@@ -36,14 +36,24 @@ type textTail struct {
 }
 
 func (t *textTail) write(p []byte) {
-	if n := len(p); 4 <= n && n <= 8 && n <= len(t.buf)-t.end { // a token's size: no call
-		b := t.buf[t.end : t.end+n]
-		binary.LittleEndian.PutUint32(b, binary.LittleEndian.Uint32(p))
-		binary.LittleEndian.PutUint32(b[n-4:], binary.LittleEndian.Uint32(p[n-4:]))
-		t.end += n
-		return
+	if !t.writeToken(p) {
+		t.writeAny(p)
 	}
-	t.writeAny(p)
+}
+
+// writeToken appends p when it is of a token's size (4 to 8 bytes) and
+// fits, without a call (WritePlain calls it directly), and reports whether
+// it did.
+func (t *textTail) writeToken(p []byte) bool {
+	n := len(p)
+	if n < 4 || n > 8 || n > len(t.buf)-t.end {
+		return false
+	}
+	b := t.buf[t.end : t.end+n]
+	binary.LittleEndian.PutUint32(b, binary.LittleEndian.Uint32(p))
+	binary.LittleEndian.PutUint32(b[n-4:], binary.LittleEndian.Uint32(p[n-4:]))
+	t.end += n
+	return true
 }
 
 func (t *textTail) writeAny(p []byte) {

@@ -71,8 +71,8 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	m.lex.Skip(p) // skipPlain, written out: the lexer is idle (m.plain)
 	m.prev = p[n-1]
 	m.atLine = atLine
-	if m.tail != nil {
-		m.tail.write(p)
+	if m.tail != nil && !m.tail.writeToken(p) {
+		m.tail.writeAny(p)
 	}
 	return nil, n, true
 }
