@@ -156,7 +156,10 @@ func (b *Builder) Call(c *fsm.Call) {
 	if variant {
 		rep |= fsm.RMarkerVariant
 	}
-	if rep&fsm.RMissingRequired == 0 && MissingRequired(tool, c) {
+	// Whether the JSON arguments are valid, looked at once for both uses.
+	valid := c.Params == nil && c.Args != nil && (!b.Stream || (tool != nil && len(tool.Required) > 0)) &&
+		jsonspan.Valid(c.Args)
+	if rep&fsm.RMissingRequired == 0 && missingRequired(tool, c, valid) {
 		rep |= fsm.RMissingRequired
 	}
 	n := len(b.arena)
@@ -182,7 +185,11 @@ func (b *Builder) Call(c *fsm.Call) {
 		}
 	} else {
 		var fits bool
-		args, fits = schema.AppendJSONValue(args, c.Args, toolSchema(tool))
+		if valid {
+			args, fits = schema.AppendValidJSON(args, c.Args, toolSchema(tool))
+		} else {
+			args, fits = schema.AppendJSONValue(args, c.Args, toolSchema(tool))
+		}
 		if !fits {
 			rep |= fsm.RSchemaMismatch
 		}
@@ -264,8 +271,17 @@ func MissingRequired(t *schema.Tool, c *fsm.Call) bool {
 	if t == nil || len(t.Required) == 0 {
 		return false
 	}
+	return missingRequired(t, c, c.Params == nil && c.Args != nil && jsonspan.Valid(c.Args))
+}
+
+// missingRequired is MissingRequired given whether c's arguments are
+// valid JSON (c.Params nil).
+func missingRequired(t *schema.Tool, c *fsm.Call, valid bool) bool {
+	if t == nil || len(t.Required) == 0 {
+		return false
+	}
 	var members []jsonspan.Member
-	if c.Params == nil && c.Args != nil && jsonspan.Valid(c.Args) {
+	if valid {
 		members, _ = jsonspan.Members(c.Args, 0, nil) // arguments that are not an object have none
 	}
 	for _, k := range t.Required {
