@@ -156,10 +156,14 @@ func (b *Builder) Call(c *fsm.Call) {
 	if variant {
 		rep |= fsm.RMarkerVariant
 	}
-	// Whether the JSON arguments are valid, looked at once for both uses.
-	valid := c.Params == nil && c.Args != nil && (!b.Stream || (tool != nil && len(tool.Required) > 0)) &&
-		jsonspan.Valid(c.Args)
-	if rep&fsm.RMissingRequired == 0 && missingRequired(tool, c, valid) {
+	// Whether the JSON arguments are valid, and their members, found in
+	// one pass for both uses.
+	var members []jsonspan.Member
+	valid := false
+	if c.Params == nil && c.Args != nil && (!b.Stream || (tool != nil && len(tool.Required) > 0)) {
+		members, valid = jsonspan.ValidMembers(c.Args, nil)
+	}
+	if rep&fsm.RMissingRequired == 0 && missingRequired(tool, c, members) {
 		rep |= fsm.RMissingRequired
 	}
 	n := len(b.arena)
@@ -271,18 +275,18 @@ func MissingRequired(t *schema.Tool, c *fsm.Call) bool {
 	if t == nil || len(t.Required) == 0 {
 		return false
 	}
-	return missingRequired(t, c, c.Params == nil && c.Args != nil && jsonspan.Valid(c.Args))
+	var members []jsonspan.Member
+	if c.Params == nil && c.Args != nil {
+		members, _ = jsonspan.ValidMembers(c.Args, nil)
+	}
+	return missingRequired(t, c, members)
 }
 
-// missingRequired is MissingRequired given whether c's arguments are
-// valid JSON (c.Params nil).
-func missingRequired(t *schema.Tool, c *fsm.Call, valid bool) bool {
+// missingRequired is MissingRequired given the members of c's JSON
+// arguments (none when they are not a valid object).
+func missingRequired(t *schema.Tool, c *fsm.Call, members []jsonspan.Member) bool {
 	if t == nil || len(t.Required) == 0 {
 		return false
-	}
-	var members []jsonspan.Member
-	if valid {
-		members, _ = jsonspan.Members(c.Args, 0, nil) // arguments that are not an object have none
 	}
 	for _, k := range t.Required {
 		found := false
