@@ -437,14 +437,14 @@ func (t *typer) moreCandidates(s *Schema, i int, k kindSet) bool {
 	return false
 }
 
-// container types the members of a valid JSON object or array v by the
-// single alternative a.
 // stringAsIs reports whether json keeps a string value typed by s at
 // depth as it is (compacted): no enum, and s takes strings.
 func stringAsIs(s *Schema, depth int) bool {
 	return depth > maxTypingDepth || s.isEmpty() || (!hasEnum(s) && acceptsString(s))
 }
 
+// container types the members of a valid JSON object or array v by the
+// single alternative a.
 func (t *typer) container(dst, v []byte, a *Schema, k kindSet, depth int) ([]byte, bool) {
 	if a == nil || (k == kObj && len(a.props) == 0 && a.addl == nil && !a.closed) ||
 		(k == kArr && a.items == nil) {
