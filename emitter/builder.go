@@ -156,7 +156,14 @@ func (b *Builder) Call(c *fsm.Call) {
 	if variant {
 		rep |= fsm.RMarkerVariant
 	}
-	if rep&fsm.RMissingRequired == 0 && MissingRequired(tool, c) {
+	// Whether the JSON arguments are valid, and their members, found in
+	// one pass for both uses.
+	var members []jsonspan.Member
+	valid := false
+	if c.Params == nil && c.Args != nil && (!b.Stream || (tool != nil && len(tool.Required) > 0)) {
+		members, valid = jsonspan.ValidMembers(c.Args, nil)
+	}
+	if rep&fsm.RMissingRequired == 0 && missingRequired(tool, c, members) {
 		rep |= fsm.RMissingRequired
 	}
 	n := len(b.arena)
@@ -182,7 +189,11 @@ func (b *Builder) Call(c *fsm.Call) {
 		}
 	} else {
 		var fits bool
-		args, fits = schema.AppendJSONValue(args, c.Args, toolSchema(tool))
+		if valid {
+			args, fits = schema.AppendValidJSON(args, c.Args, toolSchema(tool))
+		} else {
+			args, fits = schema.AppendJSONValue(args, c.Args, toolSchema(tool))
+		}
 		if !fits {
 			rep |= fsm.RSchemaMismatch
 		}
@@ -265,8 +276,17 @@ func MissingRequired(t *schema.Tool, c *fsm.Call) bool {
 		return false
 	}
 	var members []jsonspan.Member
-	if c.Params == nil && c.Args != nil && jsonspan.Valid(c.Args) {
-		members, _ = jsonspan.Members(c.Args, 0, nil) // arguments that are not an object have none
+	if c.Params == nil && c.Args != nil {
+		members, _ = jsonspan.ValidMembers(c.Args, nil)
+	}
+	return missingRequired(t, c, members)
+}
+
+// missingRequired is MissingRequired given the members of c's JSON
+// arguments (none when they are not a valid object).
+func missingRequired(t *schema.Tool, c *fsm.Call, members []jsonspan.Member) bool {
+	if t == nil || len(t.Required) == 0 {
+		return false
 	}
 	for _, k := range t.Required {
 		found := false

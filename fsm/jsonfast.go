@@ -218,7 +218,9 @@ func (m *Machine) flushJSON() {
 	end := len(m.buf) - m.jheld
 	b := m.buf[end-m.jlazy : end]
 	m.jlazy, m.jopen = 0, false // an open escape is the scanner's state now
-	m.feedBytes(b)
+	if m.lv == lvJSON {
+		m.json.WriteBody(b) // more of the string: its end is not in b
+	}
 }
 
 // simpleEscape marks the bytes that make a whole escape after a backslash.

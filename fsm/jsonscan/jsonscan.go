@@ -306,6 +306,35 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 	return i, s.state == stDone
 }
 
+// WriteBody is Write for b that the caller knows goes on the body of the
+// string in progress: no quote or control byte, backslashes only in whole
+// simple escapes (\n, \", ...), but that b[0] may end an escape begun
+// before it and b may end with the backslash that begins one. What Write
+// copies run by run and escape by escape is then one copy.
+func (s *Scanner) WriteBody(b []byte) {
+	i, j := 0, len(b)
+	if s.state == stEsc {
+		i = 1
+	}
+	for j > i && b[j-1] == '\\' {
+		j--
+	}
+	if (len(b)-j)%2 == 1 { // an odd run of backslashes ends b: its last begins an escape
+		j = len(b) - 1
+	} else {
+		j = len(b)
+	}
+	if s.state != stStr && s.state != stEsc || s.failed || s.finished || i >= j {
+		s.Write(b)
+		return
+	}
+	s.Write(b[:i]) // ends the escape
+	s.emit(b[i:j])
+	s.hiPending = false
+	s.n += j - i
+	s.Write(b[j:]) // begins the next one
+}
+
 // emit appends b to the output. When it fits, only the length changes:
 // no pointer is written (a write barrier while the collector runs). The
 // output doubles up to 1 MiB, then grows by a quarter (append grows large

@@ -494,3 +494,29 @@ func TestStable(t *testing.T) {
 		require.True(t, bytes.HasPrefix(out, stable), "%q: %q was stable, finished %q", in, stable, out)
 	}
 }
+
+// TestWriteBody: a string body cut anywhere (in an escape too) and given
+// piece by piece to WriteBody leaves the scanner as Write does.
+func TestWriteBody(t *testing.T) {
+	body := `ab\"c\\\\d\n日\/x\\` + `\t` + strings.Repeat(`y\\`, 9) + `z`
+	for _, open := range []string{`{"k":"`, `['`, `{"`} {
+		for i := 0; i <= len(body); i++ {
+			for j := i; j <= len(body); j++ {
+				var want, got Scanner
+				want.Write([]byte(open + body))
+				got.Write([]byte(open))
+				for _, p := range []string{body[:i], body[i:j], body[j:]} {
+					got.WriteBody([]byte(p))
+				}
+				require.Equal(t, want.String(), got.String())
+				require.Equal(t, string(want.Bytes()), string(got.Bytes()))
+				require.Equal(t, want.Stable(), got.Stable())
+				wOut, wt, wr := want.Finish()
+				gOut, gt, gr := got.Finish()
+				require.Equal(t, string(wOut), string(gOut), "cuts %d %d", i, j)
+				require.Equal(t, []bool{wt, wr}, []bool{gt, gr})
+				require.Equal(t, want.Len(), got.Len())
+			}
+		}
+	}
+}

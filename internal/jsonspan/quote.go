@@ -231,10 +231,9 @@ func Compact(dst, v []byte) []byte {
 	for i := 0; i < len(v); {
 		switch c := v[i]; {
 		case c == '"':
-			end := SkipString(v, i)
 			dst = append(dst, v[start:i]...)
-			dst = SanitizeString(dst, v[i:end])
-			i, start = end, end
+			dst, i = CompactString(dst, v, i)
+			start = i
 		case IsSpace(c):
 			dst = append(dst, v[start:i]...)
 			i++
@@ -244,6 +243,50 @@ func Compact(dst, v []byte) []byte {
 		}
 	}
 	return append(dst, v[start:]...)
+}
+
+// CompactString appends the valid JSON string token that starts at v[i]
+// made safe (as SanitizeString does) and returns the offset past it: one
+// pass where SkipString and SanitizeString take two.
+func CompactString(dst, v []byte, i int) ([]byte, int) {
+	start := i
+	for i++; i < len(v); {
+		for ; i+8 <= len(v); i += 8 { // eight bytes at a time
+			if m := specialBytes(load64(v, i), true); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+		}
+		if i == len(v) {
+			break
+		}
+		switch c := v[i]; {
+		case c == '"':
+			return append(dst, v[start:i+1]...), i + 1
+		case c == '\\':
+			i += 2
+			continue
+		case c < utf8.RuneSelf:
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(v[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, v[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, v[start:i]...)
+			dst = append(dst, `\u202`...)
+			dst = append(dst, "0123456789abcdef"[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(dst, v[start:]...), len(v)
 }
 
 // SanitizeString appends a valid JSON string token, replacing invalid

@@ -3,6 +3,7 @@ package jsonspan
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -128,6 +129,23 @@ func TestStringScansBulk(t *testing.T) {
 			require.NoError(t, json.Unmarshal(tok, &b))
 			require.Equal(t, b, a, "%q", tok)
 			require.True(t, utf8.Valid(got), "%q", got)
+		}
+	}
+}
+
+// TestCompactString: the one pass appends what SanitizeString does for the
+// token SkipString finds, across the eight-byte steps.
+func TestCompactString(t *testing.T) {
+	for _, body := range []string{"", `a\"b`, `\\`, "caf\xc3\xa9 \xff x\u2028y\u2029", strings.Repeat(`ab\n\"cd`, 5) + "\xe2\x80",
+		strings.Repeat("x", 15) + `\u00e9` + strings.Repeat("\xc3\xa9", 9) + `\\`} {
+		for pad := range 9 {
+			v := []byte(strings.Repeat(" ", pad) + `"` + body + `"` + ` ,1`)
+			end := SkipString(v, pad)
+			want := SanitizeString([]byte("<"), v[pad:end])
+			got, gotEnd := CompactString([]byte("<"), v, pad)
+			if string(got) != string(want) || gotEnd != end {
+				t.Errorf("%q: got %q %d, want %q %d", v, got, gotEnd, want, end)
+			}
 		}
 	}
 }

@@ -167,3 +167,47 @@ func scanNumber(b []byte, i int) (end int, ok, isInt bool) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// ValidMembers is Valid(b) and, when b is an object, Members(b, 0, dst),
+// found in the same pass.
+func ValidMembers(b []byte, dst []Member) ([]Member, bool) {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return dst, Valid(b)
+	}
+	n := len(dst)
+	if i = SkipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		return dst, SkipSpace(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return dst[:n], false
+		}
+		ke, ok := scanString(b, i)
+		if !ok {
+			return dst[:n], false
+		}
+		m := Member{Key: b[i+1 : ke-1], KeyStart: i}
+		if i = SkipSpace(b, ke); i >= len(b) || b[i] != ':' {
+			return dst[:n], false
+		}
+		m.Start = SkipSpace(b, i+1)
+		if m.End, ok = scan(b, m.Start, 1); !ok {
+			return dst[:n], false
+		}
+		dst = append(dst, m)
+		switch i = SkipSpace(b, m.End); {
+		case i >= len(b):
+			return dst[:n], false
+		case b[i] == ',':
+			i = SkipSpace(b, i+1)
+		case b[i] == '}':
+			if SkipSpace(b, i+1) != len(b) {
+				return dst[:n], false
+			}
+			return dst, true
+		default:
+			return dst[:n], false
+		}
+	}
+}

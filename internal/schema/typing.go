@@ -118,6 +118,12 @@ func AppendJSONValue(dst []byte, v json.RawMessage, s *Schema) ([]byte, bool) {
 	return t.jsonOrRaw(dst, v, s)
 }
 
+// AppendValidJSON is AppendJSONValue for v already known to be valid JSON.
+func AppendValidJSON(dst, v []byte, s *Schema) ([]byte, bool) {
+	var t typer
+	return t.json(dst, trimSpace(v), s, 0)
+}
+
 // BuildArguments appends to dst a JSON object built from ordered (name,
 // value) pairs typed by the tool's schema (nil tool or schema: defaults),
 // and returns the extended slice. Keys keep the order in which names were
@@ -431,6 +437,12 @@ func (t *typer) moreCandidates(s *Schema, i int, k kindSet) bool {
 	return false
 }
 
+// stringAsIs reports whether json keeps a string value typed by s at
+// depth as it is (compacted): no enum, and s takes strings.
+func stringAsIs(s *Schema, depth int) bool {
+	return depth > maxTypingDepth || s.isEmpty() || (!hasEnum(s) && acceptsString(s))
+}
+
 // container types the members of a valid JSON object or array v by the
 // single alternative a.
 func (t *typer) container(dst, v []byte, a *Schema, k kindSet, depth int) ([]byte, bool) {
@@ -477,9 +489,14 @@ func (t *typer) container(dst, v []byte, a *Schema, k kindSet, depth int) ([]byt
 		}
 		i = jsonspan.SkipSpace(v, keyEnd)
 		i = jsonspan.SkipSpace(v, i+1) // ':'
-		end := jsonspan.Skip(v, i)
-		var ok bool
-		dst, ok = t.json(dst, v[i:end], ps, depth)
+		var end int
+		ok := true
+		if v[i] == '"' && stringAsIs(ps, depth) { // what json does, in one pass
+			dst, end = jsonspan.CompactString(dst, v, i)
+		} else {
+			end = jsonspan.Skip(v, i)
+			dst, ok = t.json(dst, v[i:end], ps, depth)
+		}
 		fit = fit && ok && declared
 		i = jsonspan.SkipSpace(v, end)
 		if i < len(v) && v[i] == ',' {
