@@ -270,23 +270,29 @@ func CompactString(dst, v []byte, i int) ([]byte, int) {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(v[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, v[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, v[start:i]...)
-			dst = append(dst, `\u202`...)
-			dst = append(dst, "0123456789abcdef"[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
+		dst, i, start = sanitizeRune(dst, v, start, i)
 	}
 	return append(dst, v[start:]...), len(v)
+}
+
+// sanitizeRune looks at the character that starts at b[i], not ASCII:
+// invalid UTF-8 (\ufffd) and U+2028/U+2029 are appended escaped, after the
+// bytes from start that precede them. It returns dst, the index after the
+// character, and where the bytes not yet appended start.
+func sanitizeRune(dst, b []byte, start, i int) ([]byte, int, int) {
+	r, size := utf8.DecodeRune(b[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		dst = append(dst, b[start:i]...)
+		dst = append(dst, `\ufffd`...)
+	case r == '\u2028' || r == '\u2029':
+		dst = append(dst, b[start:i]...)
+		dst = append(dst, `\u202`...)
+		dst = append(dst, "0123456789abcdef"[r&0xF])
+	default:
+		return dst, i + size, start
+	}
+	return dst, i + size, i + size
 }
 
 // SanitizeString appends a valid JSON string token, replacing invalid
@@ -308,21 +314,7 @@ func SanitizeString(dst, tok []byte) []byte {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(tok[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, tok[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, tok[start:i]...)
-			dst = append(dst, `\u202`...)
-			dst = append(dst, "0123456789abcdef"[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
+		dst, i, start = sanitizeRune(dst, tok, start, i)
 	}
 	return append(dst, tok[start:]...)
 }
