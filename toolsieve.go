@@ -246,7 +246,8 @@ func (p *Parser) Close() []Event {
 }
 
 // Holding reports how many input bytes the parser holds back: a possible
-// marker's start, the markup of a call in progress, and calls held while
+// marker's start or opener's word, a line that may be a word line or a
+// harness label, the markup of a call in progress, and calls held while
 // they may belong to a loop (at most the larger of the openers and
 // repeated-calls thresholds, each within MaxCallBytes).
 func (p *Parser) Holding() int { return p.m.Holding() }
