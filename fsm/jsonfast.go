@@ -62,33 +62,10 @@ func (m *Machine) writeJSONString(p []byte) bool {
 		m.lex.Skip(p[:n])
 	}
 	if n < len(p) {
-		m.writeJSONTokens(p[n:])
+		m.writeTokens(p[n:])
 	}
 	m.textOff = m.lex.Offset()
 	return true
-}
-
-// writeJSONTokens feeds p to the lexer and handles its tokens: those that
-// are content of the string directly, others (and all after them that are
-// not) the long way.
-func (m *Machine) writeJSONTokens(p []byte) {
-	m.lex.Feed(p)
-	long := false
-	for {
-		t, ok := m.lex.Next(false)
-		if !ok {
-			break
-		}
-		if m.lv == lvJSON && !m.pend.active && m.jsonToken(t) {
-			continue
-		}
-		m.flushJSON()
-		m.token(t)
-		long = true
-	}
-	if long {
-		m.plain = m.idle()
-	}
 }
 
 // jsonToken handles token t inside a JSON string when it is content of the

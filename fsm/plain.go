@@ -253,7 +253,7 @@ func (m *Machine) writeValue(p []byte) bool {
 		}
 		m.prev = p[len(p)-1]
 	case !m.lex.Idle():
-		m.writeValueTokens(p)
+		m.writeTokens(p)
 	default:
 		m.writeValueRun(p)
 	}

@@ -83,7 +83,7 @@ func valueRun(p []byte) int {
 
 // writeValueRun takes chunk p of a value, which holds marker triggers or
 // '>', when the lexer is idle: what valueRun allows at once, the rest
-// through the lexer (writeValueTokens).
+// through the lexer (writeTokens).
 func (m *Machine) writeValueRun(p []byte) {
 	n := valueRun(p)
 	base := len(m.buf)
@@ -107,14 +107,15 @@ func (m *Machine) writeValueRun(p []byte) {
 		m.prev = p[n-1]
 	}
 	if n < len(p) {
-		m.writeValueTokens(p[n:])
+		m.writeTokens(p[n:])
 	}
 }
 
-// writeValueTokens feeds p to the lexer and handles its tokens: those that
-// are a value's content directly, others (and all after them that are
-// not content of the value still) the long way.
-func (m *Machine) writeValueTokens(p []byte) {
+// writeTokens feeds p, more of a value or of a JSON string, to the lexer
+// and handles its tokens: those that are content of the value or string
+// in progress directly, others (and all after them that are not) the long
+// way, after the JSON bytes that wait for the scanner.
+func (m *Machine) writeTokens(p []byte) {
 	m.lex.Feed(p)
 	long := false
 	for {
@@ -122,9 +123,10 @@ func (m *Machine) writeValueTokens(p []byte) {
 		if !ok {
 			break
 		}
-		if m.lv == lvValue && !m.pend.active && m.valueToken(t) {
+		if !m.pend.active && (m.lv == lvValue && m.valueToken(t) || m.lv == lvJSON && m.jsonToken(t)) {
 			continue
 		}
+		m.flushJSON()
 		m.token(t)
 		long = true
 	}
