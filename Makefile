@@ -38,13 +38,7 @@ bench:
 	cd bench/peers && $(GO) test -run '^$$' -bench . -benchtime $(PEERS_BENCHTIME) -timeout 30m . | $(GO) run ./cmd/table
 
 # Runs every fuzz target of ./fuzz, and of module fuzz/sseoracle (the SSE
-# decoder against an independent decoder), for FUZZTIME each.
+# decoder against an independent decoder), for FUZZTIME each (fuzz/run.sh).
 fuzz:
-	@set -e; for t in $$($(GO) test ./fuzz -list '^Fuzz' | grep '^Fuzz'); do \
-		echo "== $$t ($(FUZZTIME))"; \
-		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s; \
-	done
-	@set -e; cd fuzz/sseoracle; for t in $$($(GO) test . -list '^Fuzz' | grep '^Fuzz'); do \
-		echo "== sseoracle $$t ($(FUZZTIME))"; \
-		$(GO) test . -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s; \
-	done
+	GO=$(GO) bash fuzz/run.sh . ./fuzz $(FUZZTIME)
+	GO=$(GO) bash fuzz/run.sh fuzz/sseoracle . $(FUZZTIME) "sseoracle "
