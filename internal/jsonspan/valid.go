@@ -18,46 +18,23 @@ func scan(b []byte, i, depth int) (int, bool) {
 		return i, false
 	}
 	switch c := b[i]; c {
-	case '{', '[':
+	case '{':
+		return scanObject(b, i, depth, nil)
+	case '[':
 		if depth >= maxDepth {
 			return i, false
 		}
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		i = SkipSpace(b, i+1)
-		if i < len(b) && b[i] == closer {
+		if i = SkipSpace(b, i+1); i < len(b) && b[i] == ']' {
 			return i + 1, true
 		}
 		for {
 			var ok bool
-			if c == '{' {
-				if i >= len(b) || b[i] != '"' {
-					return i, false
-				}
-				if i, ok = scanString(b, i); !ok {
-					return i, false
-				}
-				i = SkipSpace(b, i)
-				if i >= len(b) || b[i] != ':' {
-					return i, false
-				}
-				i = SkipSpace(b, i+1)
-			}
 			if i, ok = scan(b, i, depth+1); !ok {
 				return i, false
 			}
-			i = SkipSpace(b, i)
-			switch {
-			case i >= len(b):
-				return i, false
-			case b[i] == ',':
-				i = SkipSpace(b, i+1)
-			case b[i] == closer:
-				return i + 1, true
-			default:
-				return i, false
+			more := false
+			if i, more, ok = next(b, i, ']'); !more {
+				return i, ok
 			}
 		}
 	case '"':
@@ -168,6 +145,56 @@ func scanNumber(b []byte, i int) (end int, ok, isInt bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// scanObject scans the object that starts at b[i] and returns the offset
+// past it; with members, it appends the object's members to it.
+func scanObject(b []byte, i, depth int, members *[]Member) (int, bool) {
+	if depth >= maxDepth {
+		return i, false
+	}
+	if i = SkipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		ke, ok := scanString(b, i)
+		if !ok {
+			return i, false
+		}
+		m := Member{Key: b[i+1 : ke-1], KeyStart: i}
+		if i = SkipSpace(b, ke); i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		m.Start = SkipSpace(b, i+1)
+		if m.End, ok = scan(b, m.Start, depth+1); !ok {
+			return m.End, false
+		}
+		if members != nil {
+			*members = append(*members, m)
+		}
+		more := false
+		if i, more, ok = next(b, m.End, '}'); !more {
+			return i, ok
+		}
+	}
+}
+
+// next reads what follows a container's member or element that ends at
+// b[i]: a comma (more: it returns the offset of the next one) or the
+// container's closer (it returns the offset past it).
+func next(b []byte, i int, closer byte) (j int, more, ok bool) {
+	switch i = SkipSpace(b, i); {
+	case i >= len(b):
+		return i, false, false
+	case b[i] == ',':
+		return SkipSpace(b, i+1), true, true
+	case b[i] == closer:
+		return i + 1, false, true
+	}
+	return i, false, false
+}
+
 // ValidMembers is Valid(b) and, when b is an object, Members(b, 0, dst),
 // found in the same pass.
 func ValidMembers(b []byte, dst []Member) ([]Member, bool) {
@@ -176,38 +203,9 @@ func ValidMembers(b []byte, dst []Member) ([]Member, bool) {
 		return dst, Valid(b)
 	}
 	n := len(dst)
-	if i = SkipSpace(b, i+1); i < len(b) && b[i] == '}' {
-		return dst, SkipSpace(b, i+1) == len(b)
+	end, ok := scanObject(b, i, 0, &dst)
+	if !ok || SkipSpace(b, end) != len(b) {
+		return dst[:n], false
 	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return dst[:n], false
-		}
-		ke, ok := scanString(b, i)
-		if !ok {
-			return dst[:n], false
-		}
-		m := Member{Key: b[i+1 : ke-1], KeyStart: i}
-		if i = SkipSpace(b, ke); i >= len(b) || b[i] != ':' {
-			return dst[:n], false
-		}
-		m.Start = SkipSpace(b, i+1)
-		if m.End, ok = scan(b, m.Start, 1); !ok {
-			return dst[:n], false
-		}
-		dst = append(dst, m)
-		switch i = SkipSpace(b, m.End); {
-		case i >= len(b):
-			return dst[:n], false
-		case b[i] == ',':
-			i = SkipSpace(b, i+1)
-		case b[i] == '}':
-			if SkipSpace(b, i+1) != len(b) {
-				return dst[:n], false
-			}
-			return dst, true
-		default:
-			return dst[:n], false
-		}
-	}
+	return dst, true
 }
