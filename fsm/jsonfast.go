@@ -55,7 +55,7 @@ func (m *Machine) writeJSONString(p []byte) bool {
 	}
 	n := 0
 	if m.lex.Idle() {
-		n = valueRun(p)
+		n = lexer.PlainRun(p)
 		if n > 0 && !m.jsonText(p[:n], true) {
 			return false
 		}

@@ -7,85 +7,16 @@ import "github.com/toolsieve/toolsieve/lexer"
 // ('<' of `i < n`, '[' of `xs[i]`, backticks, HTML tags) change nothing
 // but the buffer. Such a chunk is taken with the result the long way
 // reaches token by token: triggers that the next byte or two of the chunk
-// decide are taken without the lexer (valueRun), the rest of the chunk
+// decide are taken without the lexer (lexer.PlainRun), the rest of the chunk
 // goes through the lexer, and its tokens that are plain content
 // (valueToken) skip the state machine's dispatch. A token that may mean
 // something, and what follows it in the chunk, takes the long way.
 
-// ltFails marks the bytes on which a marker candidate `<` fails at once:
-// ASCII other than '/', ' ', a bar and a name's first letter.
-// ltSpaceFails is the same after `< `, where a name may not start.
-// bracketFails is the same after the name of a possible bracket token
-// (bracketEnd): ASCII other than ']', '/', 'A'-'Z', '_' and digits (a
-// byte the name could take would have been taken, but for a name at its
-// bound, where the recognizer fails on any byte).
-var ltFails, ltSpaceFails, bracketFails = func() (lt, lts, br [256]bool) {
-	for c := range 0x80 {
-		b := byte(c)
-		letter := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b == '_'
-		other := b != '/' && b != ' ' && b != '|'
-		lt[c] = other && !letter
-		lts[c] = other
-		br[c] = b != ']' && b != '/' && b != '_' && !('A' <= b && b <= 'Z') && !('0' <= b && b <= '9')
-	}
-	return
-}()
-
-// bracketEnd returns where the name of a bracket token `[NAME]` or
-// `[/NAME]` that may begin at p[j] ends: after an optional slash, upper
-// case letters, '_' and digits (not first), at most lexer.MaxNameLen of
-// them (the recognizer fails on the next one, which it does not take).
-func bracketEnd(p []byte, j int) int {
-	if j < len(p) && p[j] == '/' {
-		j++
-	}
-	k := j
-	for k < len(p) && k-j < lexer.MaxNameLen {
-		c := p[k]
-		if !('A' <= c && c <= 'Z' || c == '_' || k > j && '0' <= c && c <= '9') {
-			break
-		}
-		k++
-	}
-	return k
-}
-
-// valueRun returns the length of the longest prefix of p that the lexer,
-// idle, returns as text and backtick runs and that leaves it idle: every
-// '<' and '[' in it is one the next bytes show is no marker, and it does
-// not end inside a UTF-8 sequence. A backtick run is content in a value
-// however it is cut, so one at the end of p is taken too.
-func valueRun(p []byte) int {
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '<':
-			k := i + 1
-			if k < len(p) && p[k] == ' ' {
-				if k++; k < len(p) && ltSpaceFails[p[k]] {
-					i = k - 1 // p[k] is looked at again: it may be a trigger
-					continue
-				}
-				return i
-			}
-			if k == len(p) || !ltFails[p[k]] {
-				return i
-			}
-		case '[':
-			k := bracketEnd(p, i+1)
-			if k == len(p) || !bracketFails[p[k]] {
-				return i
-			}
-			i = k - 1 // p[k] is looked at again
-		}
-	}
-	return lexer.CompleteUTF8(p)
-}
-
 // writeValueRun takes chunk p of a value, which holds marker triggers or
-// '>', when the lexer is idle: what valueRun allows at once, the rest
+// '>', when the lexer is idle: what lexer.PlainRun allows at once, the rest
 // through the lexer (writeTokens).
 func (m *Machine) writeValueRun(p []byte) {
-	n := valueRun(p)
+	n := lexer.PlainRun(p)
 	base := len(m.buf)
 	m.add(p[:n]) // the caller checked the cap
 	// A '>' may end a misspelt closer (textInValue): if one does, that

@@ -1,0 +1,78 @@
+package lexer
+
+// PlainRun serves callers that take most triggers as content (an argument's
+// value, a JSON string): it finds the bytes the recognizer rejects at once,
+// without feeding them to a Lexer.
+
+// ltFails marks the ASCII bytes on which the recognizer fails a candidate
+// `<` at once; ltSpaceFails the same after `< `; bracketFails the same
+// after `[NAME` or `[/NAME`. They are read off the recognizer itself.
+var ltFails, ltSpaceFails, bracketFails = func() (lt, lts, br [256]bool) {
+	for c := range byte(0x80) {
+		lt[c] = failsAfter("<", c)
+		lts[c] = failsAfter("< ", c)
+		br[c] = failsAfter("[A", c) && failsAfter("[/A", c)
+	}
+	return
+}()
+
+// failsAfter reports whether a fresh recognizer, given prefix (a possible
+// marker's start), fails at byte c.
+func failsAfter(prefix string, c byte) bool {
+	var r recognizer
+	r.reset(false)
+	for i := range len(prefix) {
+		r.step(prefix[i])
+	}
+	return r.step(c) == fail
+}
+
+// bracketEnd returns where the name of a bracket token `[NAME]` or
+// `[/NAME]` that may begin at p[j] ends: after an optional slash, upper
+// case letters, '_' and digits (not first), at most MaxNameLen of them, as
+// the recognizer's stBracket takes them.
+func bracketEnd(p []byte, j int) int {
+	if j < len(p) && p[j] == '/' {
+		j++
+	}
+	k := j
+	for k < len(p) && k-j < MaxNameLen {
+		c := p[k]
+		if !('A' <= c && c <= 'Z' || c == '_' || k > j && '0' <= c && c <= '9') {
+			break
+		}
+		k++
+	}
+	return k
+}
+
+// PlainRun returns the length of the longest prefix of p that an idle
+// Lexer returns as text and backtick runs: every '<' and '[' in it is one
+// the bytes after it in p show is no marker, and it does not end inside a
+// UTF-8 sequence. A backtick run at its end counts too: the caller takes
+// backticks as content however they are cut.
+func PlainRun(p []byte) int {
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '<':
+			k := i + 1
+			if k < len(p) && p[k] == ' ' {
+				if k++; k < len(p) && ltSpaceFails[p[k]] {
+					i = k - 1 // p[k] is looked at again: it may be a trigger
+					continue
+				}
+				return i
+			}
+			if k == len(p) || !ltFails[p[k]] {
+				return i
+			}
+		case '[':
+			k := bracketEnd(p, i+1)
+			if k == len(p) || !bracketFails[p[k]] {
+				return i
+			}
+			i = k - 1 // p[k] is looked at again
+		}
+	}
+	return CompleteUTF8(p)
+}
