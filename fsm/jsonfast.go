@@ -100,10 +100,7 @@ var jsonPlainStop = func() (t [256]bool) {
 // (in the string's body) that holds none of jsonPlainStop.
 func (m *Machine) jsonPlain(p []byte) {
 	held := m.jheld
-	if n := len(m.buf); n+len(p) <= cap(m.buf) {
-		m.buf = m.buf[:n+len(p)] // add, inlined where there is room
-		copy(m.buf[n:], p)
-	} else {
+	if !m.addRoom(p) {
 		m.add(p)
 	}
 	if w := len(trailingWord(p)); w < len(p) {

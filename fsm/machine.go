@@ -637,6 +637,19 @@ func (m *Machine) add(b []byte) bool {
 	return true
 }
 
+// addRoom adds b when buf has room for it, without a call (it inlines),
+// and reports whether it did; the caller has checked the cap and calls
+// add otherwise.
+func (m *Machine) addRoom(b []byte) bool {
+	n := len(m.buf)
+	if n+len(b) > cap(m.buf) {
+		return false
+	}
+	m.buf = m.buf[:n+len(b)]
+	copy(m.buf[n:], b)
+	return true
+}
+
 // runaway reports the buffered markup as a runaway and stops.
 func (m *Machine) runaway(reason Reason) {
 	m.sink.Runaway(m.buf, reason)

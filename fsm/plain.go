@@ -245,10 +245,7 @@ func (m *Machine) writeValue(p []byte) bool {
 	switch {
 	case len(p) > 0 && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() && !hasAny(p, &valueStop):
 		m.lex.Skip(p) // lexer.Plain, inlined
-		if n := len(m.buf); n+len(p) <= cap(m.buf) {
-			m.buf = m.buf[:n+len(p)] // add, inlined where there is room
-			copy(m.buf[n:], p)
-		} else {
+		if !m.addRoom(p) {
 			m.add(p)
 		}
 		m.prev = p[len(p)-1]
