@@ -3,11 +3,6 @@ package jsonspan
 // The scan of Index.Parse: one pass that validates a document as Valid
 // does and records its values.
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
-
 // An open container on the scan's stack: its node, shifted left, and
 // whether it is an object in the low bit.
 const openObject = 1
@@ -51,24 +46,19 @@ func index(b []byte, nodes []node, open []int32, i int, cur int32, child bool, t
 			return nodes, open, false
 		}
 		var end int
+		var ok bool
 		switch c := b[i]; {
 		case c == '"':
-			// A string: plain bytes eight at a time, then byte by byte up
-			// to the closing quote; escapes and errors out of line.
-			j := i + 1
-			for j+8 <= len(b) {
-				if m := stringStops(binary.LittleEndian.Uint64(b[j:])); m != 0 {
-					j += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				j += 8
-			}
+			// A string: plain bytes eight at a time (SkipPlain), then
+			// byte by byte up to the closing quote; escapes and errors
+			// out of line (scanString).
+			j := SkipPlain(b, i+1)
 			for j < len(b) && !strStop[b[j]] {
 				j++
 			}
 			if j < len(b) && b[j] == '"' {
 				end = j + 1
-			} else if end = skipValidString(b, j-1); end < 0 {
+			} else if end, ok = scanString(b, j-1); !ok {
 				return nodes, open, false
 			}
 			if key { // the key: the value follows the colon
@@ -106,21 +96,15 @@ func index(b []byte, nodes []node, open []int32, i int, cur int32, child bool, t
 			}
 			end = j
 			if j < len(b) && (b[j] == '.' || b[j]|0x20 == 'e') {
-				var ok bool
 				if end, ok, _ = scanNumber(b, i); !ok {
 					return nodes, open, false
 				}
 			}
 		case c == 't' || c == 'f' || c == 'n':
-			end = i + 4
-			if c == 'f' {
-				end++
-			}
-			if end > len(b) || !literalAt(b, i, c) {
+			if end, ok = scanLiteral(b, i, literal(c)); !ok {
 				return nodes, open, false
 			}
 		default:
-			var ok bool
 			if end, ok, _ = scanNumber(b, i); !ok {
 				return nodes, open, false
 			}
@@ -153,18 +137,6 @@ func index(b []byte, nodes []node, open []int32, i int, cur int32, child bool, t
 	}
 }
 
-// literalAt reports whether b[i:] starts with the literal true, false or
-// null that its first byte c announces; the caller has checked its length.
-func literalAt(b []byte, i int, c byte) bool {
-	switch c {
-	case 't':
-		return string(b[i:i+4]) == "true"
-	case 'f':
-		return string(b[i:i+5]) == "false"
-	}
-	return string(b[i:i+4]) == "null"
-}
-
 // addNode appends the node of a value starting at b[start], with the key
 // at b[ks:ke], held by depth containers. The fields are stored one by one:
 // building the node aside and copying it makes the processor wait for the
@@ -177,59 +149,6 @@ func addNode(nodes []node, ks, ke, start, depth int) []node {
 	n := &nodes[len(nodes)-1]
 	n.keyStart, n.keyEnd, n.start, n.depth = int32(ks), int32(ke), int32(start), int32(depth)
 	return nodes
-}
-
-// skipValidString returns the offset just past the string that starts at
-// b[i] (a quote), or -1 when it is not a valid JSON string. Plain bytes are
-// skipped eight at a time.
-func skipValidString(b []byte, i int) int {
-	for i++; ; i++ {
-		for i+8 <= len(b) {
-			if m := stringStops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(b) && !strStop[b[i]] {
-			i++
-		}
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i++
-			if i >= len(b) {
-				return -1
-			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
-					return -1
-				}
-				i += 4
-			default:
-				return -1
-			}
-		default: // a control character
-			return -1
-		}
-	}
-}
-
-// stringStops returns a word whose lowest set bit, if any, is the high bit
-// of the first of the eight bytes of x (little-endian) that is a quote, a
-// backslash or a control character. (Bits above it may be set wrongly.)
-func stringStops(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	ctl := x - 0x20*ones                // high bit set for bytes < 0x20
-	quote := (x ^ '"'*ones) - ones      // ... for quotes
-	backslash := (x ^ '\\'*ones) - ones // ... for backslashes
-	return (ctl | quote | backslash) &^ x & highs
 }
 
 // skipSpace is SkipSpace with a fast path for the common case, no

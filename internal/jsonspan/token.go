@@ -6,25 +6,11 @@ package jsonspan
 // stays valid: callers match a document against a known one this way
 // without validating it again.
 func TokenEnd(b []byte, i int) int {
-	if i >= len(b) {
+	if i >= len(b) || b[i] == '{' || b[i] == '[' {
 		return -1
 	}
-	switch c := b[i]; c {
-	case '"':
-		return skipValidString(b, i)
-	case 't', 'n', 'f':
-		end := i + 4
-		if c == 'f' {
-			end++
-		}
-		if end > len(b) || !literalAt(b, i, c) {
-			return -1
-		}
+	if end, ok := scan(b, i, 0); ok {
 		return end
 	}
-	end, ok, _ := scanNumber(b, i)
-	if !ok {
-		return -1
-	}
-	return end
+	return -1
 }

@@ -39,15 +39,22 @@ func scan(b []byte, i, depth int) (int, bool) {
 		}
 	case '"':
 		return scanString(b, i)
-	case 't':
-		return scanLiteral(b, i, "true")
-	case 'f':
-		return scanLiteral(b, i, "false")
-	case 'n':
-		return scanLiteral(b, i, "null")
+	case 't', 'f', 'n':
+		return scanLiteral(b, i, literal(c))
 	}
 	end, ok, _ := scanNumber(b, i)
 	return end, ok
+}
+
+// literal returns the literal that starts with c: true, false or null.
+func literal(c byte) string {
+	switch c {
+	case 't':
+		return "true"
+	case 'f':
+		return "false"
+	}
+	return "null"
 }
 
 func scanLiteral(b []byte, i int, lit string) (int, bool) {
