@@ -260,8 +260,7 @@ func (l *Lexer) Plain(p []byte) bool {
 	if !l.Idle() || len(p) == 0 || p[len(p)-1] >= utf8.RuneSelf {
 		return false
 	}
-	l.offset += int64(len(p))
-	l.remember(p)
+	l.Skip(p)
 	return true
 }
 
