@@ -118,39 +118,19 @@ func (m *Machine) writeWord(p []byte, atLine bool) (held []byte, n int, ok bool)
 }
 
 // wordPrefix returns the length of the run of word bytes that ends held
-// and then p when it is a prefix of an opener's word, or 0.
+// and then p when it is a prefix of an opener's word (leadTail), or 0.
 func (m *Machine) wordPrefix(held, p []byte) int {
-	j := identStart(p)
-	switch {
-	case j > 0: // the run starts in p
-		return prefixLen(p[j:])
-	case held != nil: // it goes on from the held bytes
-		if len(held)+len(p) > maxWord {
-			return 0
-		}
-		var w [2 * maxWord]byte
-		return prefixLen(append(append(w[:0], held...), p...))
-	case isIdentByte(m.prev): // it began before p, not as a prefix
-		return 0
+	var w [2*maxWord + 1]byte
+	b := p
+	if len(p) > maxWord {
+		b = p[len(p)-maxWord-1:] // a longer run is no prefix: where it starts does not matter
+	} else if held != nil {
+		b = append(append(w[:0], held...), p...) // m.prev is the byte before held
 	}
-	return prefixLen(p)
-}
-
-// prefixLen returns len(w) when w is a prefix of an opener's word, or 0.
-func prefixLen(w []byte) int {
-	if pt.wordOpener(w, pt.all) {
-		return len(w)
+	if j := m.leadTail(b, pt.all); j >= 0 {
+		return len(b) - j
 	}
 	return 0
-}
-
-// identStart returns where the run of word bytes that ends p starts.
-func identStart(p []byte) int {
-	i := len(p)
-	for i > 0 && isIdentByte(p[i-1]) {
-		i--
-	}
-	return i
 }
 
 // wordHold holds the prefix of an opener's word that ended a plain chunk,
