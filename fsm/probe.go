@@ -431,20 +431,13 @@ func (m *Machine) leadTail(b []byte, ops opSet) int {
 	if j == len(b) || isIdentByte(m.byteBefore(b, j)) {
 		return -1
 	}
-	if pt.wordOpener(b[j:], ops) {
-		return j
-	}
-	return -1
-}
-
-// wordOpener reports whether w is a prefix of the word of an opener of ops.
-func (t *probeTable) wordOpener(w []byte, ops opSet) bool {
-	for _, k := range t.words {
-		if o := t.ops[k].text; ops.has(k) && len(o) > len(w) && o[:len(w)] == string(w) {
-			return true
+	w := b[j:]
+	for _, k := range pt.words {
+		if t := pt.ops[k].text; ops.has(k) && len(t) > len(w) && t[:len(w)] == string(w) {
+			return j
 		}
 	}
-	return false
+	return -1
 }
 
 // mayEndWord is a quick test of whether b may end in a prefix of an
