@@ -8,7 +8,7 @@ BENCHTIME ?= 1s
 # takes up to minutes and then runs once; the fast ones run about this long.
 PEERS_BENCHTIME ?= 1s
 
-.PHONY: all build test demo bench fuzz vet
+.PHONY: all build test demo bench fuzz vet field
 
 all: build test
 
@@ -29,6 +29,11 @@ test: vet
 
 demo:
 	$(GO) run ./cmd/toolsieve demo
+
+# field: the parser scored on the field corpus (docs/field.md); raises the
+# record in testdata/field/PASSING when more samples pass and none was lost.
+field:
+	$(GO) run ./internal/field/fieldscore -write
 
 # bench: the main benchmarks, then toolsieve against the naive rescanning
 # baseline and ollama's parsers on the same inputs and chunks, printed as one
