@@ -217,3 +217,38 @@ func BenchmarkJSONArgument(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGuard measures what the repetition guard costs: prose and a
+// 1 MiB qwen3_coder call, with the guard on and off, in one run (compare
+// each on/off pair's ns/B).
+func BenchmarkGuard(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	inputs := []struct {
+		name  string
+		in    []byte
+		calls int
+	}{
+		{"prose", prose(rng, 256<<10), 0},
+		{"call1MiB", singleCall("qwen3_coder", fileContent(1<<20)), 1},
+	}
+	for _, in := range inputs {
+		for _, chunk := range []int{4, 64, 4096} {
+			for _, off := range []bool{false, true} {
+				name := fmt.Sprintf("%s/chunk=%d/guard=%s", in.name, chunk, map[bool]string{false: "on", true: "off"}[off])
+				opt := toolsieve.Options{MaxCallBytes: len(in.in) + 64<<10, Runaway: toolsieve.RunawayLimits{NoGuard: off}}
+				b.Run(name, func(b *testing.B) {
+					b.SetBytes(int64(len(in.in)))
+					b.ReportAllocs()
+					var t tally
+					for b.Loop() {
+						t = feedFixed(opt, in.in, chunk)
+					}
+					if t.calls != in.calls || t.runaways != 0 {
+						b.Fatalf("got %d calls, %d runaways; want %d calls", t.calls, t.runaways, in.calls)
+					}
+					reportNsPerByte(b, len(in.in))
+				})
+			}
+		}
+	}
+}

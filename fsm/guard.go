@@ -16,8 +16,7 @@ import "github.com/toolsieve/toolsieve/internal/repeat"
 // small. Until then the short paths are off (m.plain).
 func (m *Machine) startGuard() {
 	r := &m.opt.Runaway
-	g := repeat.New(repeat.Limits{Markup: r.UnitRepeats, Lines: r.LineRepeats, Inline: r.InlineRepeats,
-		Span: r.RepeatSpan, Unit: r.MaxUnit})
+	g := repeat.New(repeat.Limits{Markup: r.UnitRepeats, Lines: r.LineRepeats, Span: r.RepeatSpan, Unit: r.MaxUnit})
 	m.lex.Watch(g)
 	m.loop.rep = g
 }
@@ -64,6 +63,7 @@ func (m *Machine) repetition(extra int) {
 	m.bufOff += int64(len(m.buf))
 	m.buf = m.buf[:0]
 	m.jlazy, m.jheld, m.jopen = 0, 0, false // no JSON waits for the scanner
+	m.scratch = m.scratch[:0]               // from now on it holds bytes to discard
 	m.lv = lvStopped
 	m.pend = pending{}
 	m.plain = false

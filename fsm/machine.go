@@ -108,12 +108,12 @@ type RunawayLimits struct {
 	// The repetition guard (guard.go, internal/repeat) stops a loop of any
 	// shape: the output's tail repeating one unit, with digits folded in
 	// markup so that counters compare equal. It fires at the UnitRepeats-th
-	// repetition in a row of a unit holding markup (default 8), the
-	// LineRepeats-th of a unit of whole lines of text (default 48) and the
-	// InlineRepeats-th of a unit within one long line (default 8, its pieces
-	// are 64 bytes or more); repeated text must cover RepeatSpan bytes
-	// (default 256); units are at most MaxUnit bytes (default 4096).
-	UnitRepeats, LineRepeats, InlineRepeats, RepeatSpan, MaxUnit int
+	// repetition in a row of a unit holding markup (default 8) and the
+	// LineRepeats-th of a unit of whole lines of text (default 48, over at
+	// least RepeatSpan bytes, default 256); units are at most MaxUnit bytes
+	// (default 4096). A phrase repeated over 512 bytes of one long line is
+	// a loop too.
+	UnitRepeats, LineRepeats, RepeatSpan, MaxUnit int
 	// NoGuard turns the repetition guard off.
 	NoGuard bool
 }
@@ -699,6 +699,7 @@ func (m *Machine) runaway(reason Reason) {
 	m.sink.Runaway(m.buf, reason)
 	m.bufOff += int64(len(m.buf))
 	m.buf = m.buf[:0]
+	m.scratch = m.scratch[:0] // from now on it holds bytes to discard
 	m.lv = lvStopped
 	m.pend = pending{}
 	m.lex.LeaveBlock()
@@ -859,7 +860,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.sink.Discard(t.Raw, reason)
 		m.strays++
 		if m.strays > m.opt.Runaway.StrayClosers {
-			m.lv = lvStopped
+			m.lv, m.scratch = lvStopped, m.scratch[:0]
 			m.sink.Runaway(nil, RunawayStrayClosers)
 		}
 	default:

@@ -14,11 +14,11 @@ import (
 // short path tests one field instead of each of them.
 
 // plainStop marks the bytes that keep a chunk off the short path: marker
-// triggers, '{' (text openers) and '>' (tags without '<'); newlines and
-// backslashes (which may end a line for the repetition guard) are looked at.
+// triggers, '{' (text openers) and '>' (tags without '<'); newlines are
+// looked at.
 var plainStop = func() (t [256]bool) {
 	t = lexer.Triggers()
-	t['{'], t['\n'], t['>'], t['\\'] = true, true, true, true
+	t['{'], t['\n'], t['>'] = true, true, true
 	return t
 }()
 
@@ -70,7 +70,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	}
 	var k int // skipPlain, written out: the lexer is idle (m.plain)
 	if stop {
-		k = m.lex.Skip(p)
+		k = m.lex.SkipLines(p)
 	} else {
 		k = m.lex.SkipInLine(p)
 	}
@@ -114,6 +114,7 @@ func (m *Machine) stopPlain(b []byte, k int) int {
 		m.prev = b[k-1]
 	}
 	m.lv, m.plain, m.due = lvStopped, false, true
+	m.scratch = m.scratch[:0] // from now on it holds bytes to discard
 	if m.word != nil {
 		m.word.n = 0 // the bytes it held come after the loop started
 	}
@@ -223,7 +224,7 @@ func (m *Machine) plainLines(p []byte) (atLine, ok bool) {
 	nl := -1
 	for i, c := range p {
 		if plainStop[c] {
-			if c != '\n' && c != '\\' && (c != '>' || m.bareOn()) { // '>' may end a tag written without '<' (bare.go)
+			if c != '\n' && (c != '>' || m.bareOn()) { // '>' may end a tag written without '<' (bare.go)
 				return false, false
 			}
 			if c == '\n' {

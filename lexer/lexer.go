@@ -283,6 +283,17 @@ func (l *Lexer) Skip(p []byte) int {
 	return n
 }
 
+// SkipLines is Skip for p the caller knows may hold a newline.
+func (l *Lexer) SkipLines(p []byte) int {
+	n := len(p)
+	if l.guard != nil {
+		n = l.guard.TextLines(p, l.tail)
+	}
+	l.offset += int64(n)
+	l.remember(p[:n])
+	return n
+}
+
 // SkipInLine is Skip for p the caller knows holds no newline.
 func (l *Lexer) SkipInLine(p []byte) int {
 	n := len(p)

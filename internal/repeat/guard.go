@@ -2,46 +2,55 @@
 // sequence of units and reports when the stream's tail is one unit
 // repeated, whatever the unit is. A runaway loop of a model is such a tail
 // (openers re-opened, a call written again and again, a closer or a
-// chat-template turn repeated, a phrase repeated in an argument), so one
-// guard stops loops of any shape without a list of shapes.
+// chat-template turn repeated, a line or a phrase repeated), so one guard
+// stops loops of any shape without a list of shapes.
 //
 // The units are symbols: each marker token the lexer reads, and each piece
-// of text. A piece ends at a line end (a newline, or `\n` escaped as in a
-// JSON string, where files are written in one long line), at a marker, or,
-// in a long line, at
-// the first space after cutMin bytes (at cutMax bytes without one), so the
-// cuts fall where the content says and a phrase repeated in one long line
-// is cut alike in every repetition. A symbol is kept as a fingerprint:
-// a marker's bytes hashed with digit runs folded to one digit, a piece's
-// length, first and last bytes (digits folded in a piece that follows a
-// marker, so that counters compare equal: `<|im_start|>assistant57`, 58, ...).
-// Whitespace-only pieces are not symbols. A piece's fingerprint is weak
-// (two lines that differ only in their middle match), so while a run is
-// under way pieces are also hashed in full, and the guard fires only when
-// the last half of the repetitions it needs match in full too.
+// of text. A piece ends at a newline, at a marker, or, in a long line, once
+// it holds cutMax bytes (before the next character: a cut never splits
+// one). A symbol is kept as a fingerprint: a marker's bytes hashed with
+// digit runs folded to one digit; a piece's length, first and last eight
+// bytes (digits folded in a piece that follows a marker on its line, so that
+// counters compare equal: `<|im_start|>assistant57`, 58, ...).
+// Whitespace-only pieces are not symbols.
 //
-// The guard keeps the last ringSize symbols and, for the latest symbol, a
+// The guard keeps the last ringSize symbols and, for the latest, a
 // candidate period: the distance to the last earlier symbol with the same
-// fingerprint. A run counts the symbols that equal the one a period
-// before; run+period symbols that do are (run+period)/period repetitions of
-// a unit of period symbols. When a symbol breaks the run, the candidate
-// becomes the distance to that symbol's last occurrence. Each symbol costs
-// a few loads and stores; text costs a length update per chunk and a few
-// operations per piece, so the guard is linear in the input and its memory
-// is fixed.
+// fingerprint. A run counts the symbols that equal the one a period before;
+// run+period symbols that do are (run+period)/period repetitions of a unit
+// of period symbols. When a symbol breaks the run, the candidate becomes the
+// distance to that symbol's last occurrence. A piece's fingerprint is weak
+// (two lines that differ only in their middle match), so once a run has
+// four repetitions its pieces are also hashed in full, and the guard fires
+// only when the last three repetitions match in full too.
 //
-// It fires when the tail repeats a unit holding markup Limits.Markup
-// times; a unit of whole lines of text Limits.Lines times; a unit of text
-// within one long line Limits.Inline times (its pieces are long, so few
-// repetitions cover much text); the repetitions of text covering at least
-// Limits.Span bytes and their pieces holding a few distinct bytes (a line of
-// one repeated character is padding or test data, not a model repeating
-// itself). Units longer than Limits.Unit bytes do not count.
+// A phrase repeated within one long line is found apart from the symbols:
+// the last winSize bytes before a cut are kept, and at the cut checked for a
+// period (the distance back to the previous occurrence of their last bytes,
+// verified by comparing the window with itself shifted).
+//
+// The guard fires when the tail repeats a unit holding markup
+// Limits.Markup times; a unit of whole lines Limits.Lines times, over at
+// least Limits.Span bytes, its line holding lineVariety distinct non-space
+// bytes (a line of one repeated character is padding or test data, not a
+// model repeating itself); or, within a line, a phrase of at least
+// inlineLetters distinct letters (a long line of numbers is data) over a
+// whole window, or over two windows in a row. Units longer than Limits.Unit
+// bytes do not count.
+//
+// Text costs a compare per chunk inside a piece, and a few operations per
+// piece; only long lines (their last winSize bytes before each cut) and
+// runs are copied or hashed byte by byte. The guard is linear in its input
+// and its memory is fixed.
 package repeat
 
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
+	"slices"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Limits are the guard's thresholds. Zero fields take the defaults.
@@ -52,10 +61,7 @@ type Limits struct {
 	// Lines: repetitions in a row of a unit of whole lines of text
 	// (default 48).
 	Lines int
-	// Inline: repetitions in a row of a unit of text within one long line
-	// (default 8; its pieces are 64 bytes or more).
-	Inline int
-	// Span: the bytes a repetition of text must cover (default 256).
+	// Span: the bytes a repetition of lines must cover (default 256).
 	Span int
 	// Unit: the longest unit, in bytes (default 4096).
 	Unit int
@@ -63,13 +69,11 @@ type Limits struct {
 
 // Defaults, chosen from data (docs/contract.md, "Runaway"). In the Go
 // source tree (101 MB of .go, .md, .txt and .json) the longest run of one
-// repeated line with several distinct characters is 32 lines, and no long
-// line is periodic; loops reported in the field repeat a line 60 to
-// thousands of times, and a phrase within a line hundreds of times.
+// repeated line with several distinct characters is 32 lines; loops
+// reported in the field repeat a line 60 to thousands of times.
 const (
 	DefaultMarkup = 8
 	DefaultLines  = 48
-	DefaultInline = 8
 	DefaultSpan   = 256
 	DefaultUnit   = 4096
 )
@@ -78,7 +82,7 @@ func (l *Limits) withDefaults() {
 	for _, f := range []struct {
 		v *int
 		d int
-	}{{&l.Markup, DefaultMarkup}, {&l.Lines, DefaultLines}, {&l.Inline, DefaultInline}, {&l.Span, DefaultSpan}, {&l.Unit, DefaultUnit}} {
+	}{{&l.Markup, DefaultMarkup}, {&l.Lines, DefaultLines}, {&l.Span, DefaultSpan}, {&l.Unit, DefaultUnit}} {
 		if *f.v <= 0 {
 			*f.v = f.d
 		}
@@ -86,237 +90,229 @@ func (l *Limits) withDefaults() {
 }
 
 const (
-	ringSize  = 128 // symbols kept: the longest unit, in symbols
-	tableSize = 256 // last occurrences, by fingerprint
-	headLen   = 8   // a piece's first bytes kept for its fingerprint
-	cutMin    = 64  // a long line is cut at the first space after this many bytes
-	cutMax    = 256
-	utf8Max   = 4 // bytes of the longest UTF-8 character
-	// A repeated line needs lineVariety distinct non-space bytes (a line
-	// of one or a few characters repeated is a separator or test data); a
-	// phrase repeated within a line needs inlineLetters distinct letters
-	// (non-ASCII bytes count: CJK text), as a model repeating itself
-	// writes words, and a long line of numbers or codes is data.
+	ringSize  = 128  // symbols kept: the longest unit, in symbols
+	tableSize = 256  // last occurrences, by fingerprint
+	headLen   = 8    // a piece's first bytes kept, while a run is under way
+	utf8Max   = 4    // bytes of the longest UTF-8 character
+	cutMax    = 4096 // a long line is cut in pieces of this many bytes
+	winSize   = 512  // the bytes before a cut checked for a period
+	minPiece  = 32   // a piece ends at a newline once it holds this many bytes
+	maxPeriod = 256  // the longest phrase looked for within a line
+	// A window repeating a phrase that fits inlineRepeats times in it is a
+	// loop; a longer phrase must repeat over two windows in a row.
+	inlineRepeats = 8
+	// A repeated line needs lineVariety distinct non-space bytes; a phrase
+	// repeated within a line needs inlineLetters distinct letters
+	// (non-ASCII bytes count: CJK text), as a model repeating itself writes
+	// words, and a long line of numbers or codes is data.
 	lineVariety   = 4
 	inlineLetters = 3
+	strongAfter   = 2 // repetitions of a run before its pieces are hashed in full
+	strongReps    = 3 // repetitions a run must match in full to fire
 )
+
+// symbol is one unit of the stream, as the ring keeps it.
+type symbol struct {
+	fp    uint64 // its fingerprint
+	full  uint64 // a piece hashed in full (0: not), a marker's fingerprint
+	end   int64  // the offset after it
+	marks uint32 // markup symbols up to it, from the start
+	lines uint32 // line ends up to it, from the start
+	head  uint64 // a piece's first bytes (as in its fingerprint); 0 for a marker
+	tail  uint64 // its last bytes, likewise
+	hlen  uint8  // how many first bytes (0: none kept)
+	tlen  uint8  // how many last bytes (up to eight)
+	mark  bool   // a marker
+}
 
 // Guard is the repetition guard. Create it with New.
 type Guard struct {
 	lim Limits
 
 	// The text piece in progress.
-	n         int           // its bytes so far
-	head      [headLen]byte // its first bytes
-	afterMark bool          // it follows a marker on its line: digits fold
-	escaped   bool          // the byte before is a backslash that escapes the next
-	total     int64         // bytes seen
-	// strong: a run is under way, so pieces are hashed in full; full is
-	// the hash of the piece in progress, valid when fullOK (hashed from its
-	// first byte).
-	strong, fullOK bool
-	full           uint64
+	n         int    // its bytes so far
+	room      int    // Text only counts bytes while n stays below it
+	start     int64  // the offset of its first byte: every byte before it is in a symbol, or blank
+	head      uint64 // its first bytes, when capture (the first in the high byte)
+	capture   bool   // its first bytes are kept
+	afterMark bool   // it follows a marker on its line: digits fold
+	nl        uint32 // the newlines it holds
+	strong    bool   // a run is long: pieces are hashed in full
+	fullOK    bool   // the piece was hashed in full from its first byte
+	full      uint64
+	win       [winSize + 4]byte // the last bytes of a long piece, before its cut
+	wn        int
+	winP      int // the period the window before this one had (0: none)
 
-	// Symbols: fingerprints, cumulative bytes at their ends and cumulative
-	// markup symbols up to them, by index mod ringSize.
-	count  uint32
-	fp     [ringSize]uint64
-	end    [ringSize]int64
-	marks  [ringSize]uint32
-	lines  [ringSize]uint32        // cumulative text symbols that ended a line
-	sfp    [ringSize]uint64        // a symbol's full hash (0: unknown; a marker's is its fingerprint)
-	srun   uint32                  // symbols in a row whose full hash equals the one a period before
-	heads  [ringSize][headLen]byte // a text symbol's first bytes (folded as in its fingerprint); a marker's: none
-	hlen   [ringSize]uint8         // how many; 0 for a marker
-	last   [tableSize]uint32       // index+1 of the last symbol whose fingerprint falls here
-	period uint32
-	run    uint32
-	// piece: the fingerprint sample of the latest text symbol (for
-	// variety).
-	piece [2 * headLen]byte
-	pn    int
+	count       uint32
+	ring        [ringSize]symbol
+	last        [tableSize]uint32 // index+1 of the last symbol whose fingerprint falls here
+	period, run uint32
+	srun        uint32 // symbols in a row whose full hash equals the one a period before
+	lineEnds    uint32 // pieces, blank or not, that ended a line
 
 	fired   bool
-	firedAt int64 // input offset just after the symbol that fired
+	firedAt int64
 }
 
 // New returns a guard with limits lim (zero fields: defaults).
 func New(lim Limits) *Guard {
 	lim.withDefaults()
-	return &Guard{lim: lim, firedAt: -1}
+	return &Guard{lim: lim, firedAt: -1, full: fnvOffset}
 }
 
 // Fired reports whether the guard fired, and the input offset (counted
-// from the first byte the guard saw) just after the symbol that did.
+// from the first byte the guard saw) just after the unit that did.
 func (g *Guard) Fired() (bool, int64) { return g.fired, g.firedAt }
-
-// Repeating reports whether the stream's tail repeats an earlier stretch
-// of a unit that holds markup (a run is under way), and the text piece in
-// progress, if any, may still continue it: calls held as part of the run
-// wait on, text and all.
-func (g *Guard) Repeating() bool {
-	if !g.running() {
-		return false
-	}
-	return g.n == 0 || g.mayContinue()
-}
-
-// running reports whether a run of a unit holding markup is under way.
-func (g *Guard) running() bool {
-	p := g.period
-	return !g.fired && p > 0 && g.run > 0 && g.unitMarks() > 0 && g.unitBytes() <= int64(g.lim.Unit)
-}
-
-// Repeats reports whether the bytes from input offset off on, to the
-// latest symbol, repeat the unit before them: a call whose markup began
-// at off and ended with that symbol is the same (counters folded) as one
-// before it, and may be part of a loop.
-func (g *Guard) Repeats(off int64) bool {
-	if !g.running() {
-		return false
-	}
-	if g.run >= ringSize-1 {
-		return true // the run began before the symbols kept
-	}
-	return g.end[(g.count-1-g.run)%ringSize] <= off
-}
-
-// mayContinue reports whether the text piece in progress begins like the
-// symbol that continues the run.
-func (g *Guard) mayContinue() bool {
-	next := (g.count - g.period) % ringSize
-	n := min(g.n, headLen)
-	if isBlank(g.head[:n]) {
-		return true // it may be whitespace, which is no symbol
-	}
-	if int(g.hlen[next]) < n {
-		return false // a marker, or a shorter piece
-	}
-	for i, c := range g.head[:n] {
-		if g.afterMark && '0' <= c && c <= '9' {
-			c = '0'
-		}
-		if c != g.heads[next][i] {
-			return false
-		}
-	}
-	return true
-}
-
-// Run reports the current run's symbol count: it changes when a symbol
-// breaks the run (the held calls of a run that broke are no loop).
-func (g *Guard) Run() uint32 { return g.run }
 
 // Text observes content bytes. prev holds the eight bytes before p (the
 // last in its low byte). It returns len(p), or, when the guard fired at a
-// symbol that ends inside p, the number of p's bytes up to that point.
+// unit that ends inside p, the number of p's bytes up to that point.
 func (g *Guard) Text(p []byte, prev uint64) int {
-	if g.n >= headLen && g.n+len(p) < cutMin && !g.escaped && !g.strong && !mayEndLine(p) {
-		g.n += len(p)
-		g.total += int64(len(p))
+	if n := g.n + len(p); n < g.room && !hasNewline(p) {
+		g.n = n
 		return len(p)
 	}
 	return g.text(p, prev)
 }
 
-// TextInLine is Text for p the caller knows holds no newline and no
-// backslash.
+// TextInLine is Text for p the caller knows holds no newline.
 func (g *Guard) TextInLine(p []byte, prev uint64) int {
-	if g.n >= headLen && g.n+len(p) < cutMin && !g.escaped && !g.strong {
-		g.n += len(p)
-		g.total += int64(len(p))
+	if n := g.n + len(p); n < g.room {
+		g.n = n
 		return len(p)
 	}
 	return g.text(p, prev)
 }
 
-// mayEndLine reports whether p holds a newline or a backslash; short
-// slices are checked inline, longer ones with IndexByte.
-func mayEndLine(p []byte) bool {
+// TextLines is Text for p the caller knows may hold a newline.
+func (g *Guard) TextLines(p []byte, prev uint64) int { return g.text(p, prev) }
+
+// hasNewline reports whether p holds a newline; short slices are checked
+// inline, longer ones with IndexByte.
+func hasNewline(p []byte) bool {
 	if len(p) > 8 {
-		return bytes.IndexByte(p, '\n') >= 0 || bytes.IndexByte(p, '\\') >= 0
+		return bytes.IndexByte(p, '\n') >= 0
 	}
 	for _, c := range p {
-		if c == '\n' || c == '\\' {
+		if c == '\n' {
 			return true
 		}
 	}
 	return false
 }
 
-// lineEnd returns the length of b up to and including its first line end
-// (a newline, or a backslash escape `\n`; esc: b[0] is escaped) and
-// found; or len(b), and escEnd: whether b ends with a backslash that
-// escapes the next byte.
-func lineEnd(b []byte, esc bool) (k int, found, escEnd bool) {
-	lim := len(b)
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		lim = i + 1
-	}
-	j := 0
-	if esc {
-		if b[0] == 'n' {
-			return 1, true, false
-		}
-		j = 1
-	}
-	for j < lim {
-		i := bytes.IndexByte(b[j:lim], '\\')
-		if i < 0 {
-			break
-		}
-		j += i + 1
-		if j == len(b) {
-			return len(b), false, true
-		}
-		if b[j] == 'n' {
-			return j + 1, true, false
-		}
-		j++ // the escaped byte
-	}
-	return lim, lim < len(b) || b[lim-1] == '\n', false
-}
-
 // text is Text's long way: p is cut into pieces.
 func (g *Guard) text(p []byte, prev uint64) int {
 	if g.fired {
-		g.total += int64(len(p))
 		return len(p)
 	}
 	done := 0
 	for done < len(p) {
 		rest := p[done:]
-		// this piece's bytes in rest: up to its line end, or a cut
-		// a piece is cut at cutMax bytes, before the next character: no
-		// need to look further for its line end
-		look := rest[:min(len(rest), max(cutMax-g.n, 0)+utf8Max)]
-		k, line, escEnd := lineEnd(look, g.escaped)
-		g.escaped = escEnd
-		ends := line
-		if g.n+k >= cutMin {
-			if c, cut := g.cutAt(rest, k); cut {
-				k, ends, line, g.escaped = c, true, false, false
+		k, ends, cut := g.scan(rest)
+		seg := rest[:k]
+		if g.capture && g.n < headLen {
+			for _, c := range seg[:min(k, headLen-g.n)] {
+				g.head = g.head<<8 | uint64(c)
 			}
 		}
-		seg := rest[:k]
-		if g.n == 0 {
-			g.full, g.fullOK = fnvOffset, g.strong
-		}
 		if g.fullOK {
-			g.full = hashFolded(g.full, seg, g.afterMark)
+			g.full = hashBytes(g.full, seg, g.afterMark)
 		}
-		if g.n < headLen {
-			copy(g.head[g.n:], seg)
+		if g.n+k > cutMax-winSize {
+			g.wn += copy(g.win[g.wn:], seg[max(cutMax-winSize-g.n, 0):])
 		}
 		g.n += k
-		g.total += int64(k)
 		done += k
 		prev = shiftIn(prev, seg)
-		if ends && g.endPiece(prev, line) {
+		if ends && g.endPiece(prev, cut) {
 			return done
 		}
 	}
+	g.setRoom()
 	return len(p)
+}
+
+// scan returns how many bytes of rest belong to the piece in progress,
+// whether they end it, and whether by a cut. A piece ends at the first
+// newline once it holds minPiece bytes (shorter lines join the next: a
+// unit of short lines costs one symbol, not one each), or is cut at cutMax
+// bytes, before the next character.
+func (g *Guard) scan(rest []byte) (k int, ends, cut bool) {
+	toCut := max(cutMax-g.n, 0) // a piece may go past cutMax while no character starts
+	look := rest
+	if len(look) > toCut+utf8Max {
+		look = look[:toCut+utf8Max]
+	}
+	from := 0
+	if short := minPiece - 1 - g.n; short > 0 && !g.afterMark { // newlines before minPiece join lines (not in markup)
+		from = min(short, len(look))
+		g.nl += uint32(bytes.Count(look[:from], newline))
+	}
+	if i := indexNewline(look[from:]); i >= 0 {
+		g.nl++
+		return from + i + 1, true, false
+	}
+	if toCut <= len(rest) {
+		if k, cut := cutBefore(rest, toCut, len(rest)); cut {
+			return k, true, true
+		}
+	}
+	return len(rest), false, false
+}
+
+var newline = []byte{'\n'}
+
+// indexNewline is bytes.IndexByte for '\n', with short slices searched
+// inline.
+func indexNewline(b []byte) int {
+	if len(b) > 16 {
+		return bytes.IndexByte(b, '\n')
+	}
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+// cutBefore returns where a long piece is cut: before the first byte from
+// b[from] on that starts a character, or k (no cut) when none does.
+func cutBefore(b []byte, from, k int) (int, bool) {
+	for i := from; i < k; i++ {
+		if c := b[i]; c < 0x80 || c >= 0xC0 {
+			return i, true
+		}
+	}
+	return k, false
+}
+
+// startPiece begins the next text piece, as the one before ends. While a
+// run of markup is under way its first bytes are kept, to tell early
+// whether it continues the run (mayContinue); while a run is long, it is
+// hashed in full.
+func (g *Guard) startPiece() {
+	g.head, g.wn = 0, 0
+	g.capture = g.strong || g.running()
+	// A piece right after markup (a call's arguments) is hashed in full
+	// too, so that calls that differ are never taken for repeats.
+	g.fullOK, g.full = g.capture || g.afterMark, fnvOffset
+}
+
+// setRoom sets how many bytes of the piece in progress Text may only
+// count: none while its first bytes are kept or it is hashed in full;
+// else up to where its window begins.
+func (g *Guard) setRoom() {
+	switch {
+	case g.fired:
+		g.room = math.MaxInt
+	case g.capture && g.n < headLen || g.fullOK:
+		g.room = 0
+	default:
+		g.room = cutMax - winSize
+	}
 }
 
 // shiftIn returns the eight bytes before and b, the last eight of them.
@@ -330,38 +326,17 @@ func shiftIn(prev uint64, b []byte) uint64 {
 	return prev
 }
 
-// cutAt returns where a piece that may reach cutMin within rest[:k] is
-// cut: after the first space at piece position cutMin or later, or once it
-// holds cutMax bytes, before the next byte that starts a character (a cut
-// never splits one); cut is false when neither comes before k.
-func (g *Guard) cutAt(rest []byte, k int) (int, bool) {
-	i := max(cutMin-g.n, 0)
-	for ; i < k && g.n+i < cutMax; i++ {
-		if rest[i] == ' ' {
-			return i + 1, true
-		}
-	}
-	for ; i < k; i++ {
-		if rest[i] < 0x80 || rest[i] >= 0xC0 {
-			return i, true
-		}
-	}
-	return k, false
-}
-
 // Marker observes a marker token's bytes; markup says whether it is a
 // marker of tool-call markup (not an HTML tag, a backtick run or a
 // bracketed word), prev holds the eight bytes before it. It ends the text
 // piece before it. It reports whether the guard fired at this marker.
 func (g *Guard) Marker(raw []byte, markup bool, prev uint64) bool {
 	if g.fired {
-		g.total += int64(len(raw))
 		return false
 	}
 	if g.n > 0 {
-		g.symbolOfPiece(prev, false) // the guard decides after the marker: a loop ended by a marker is no loop of text
+		g.symbolOfPiece(prev) // the guard decides after the marker: a loop ended by a marker is no loop of text
 	}
-	g.total += int64(len(raw))
 	h := uint64(fnvOffset)
 	prevDigit := false
 	for _, c := range raw {
@@ -380,10 +355,15 @@ func (g *Guard) Marker(raw []byte, markup bool, prev uint64) bool {
 	} else {
 		h &^= markupBit
 	}
-	g.push(h, h|1, markup, false)
-	g.hlen[(g.count-1)%ringSize] = 0
+	g.start += int64(len(raw))
+	n := uint8(min(len(raw), 8))
+	g.push(symbol{fp: h, full: h | 1, end: g.start, head: shiftIn(0, raw[:n]), tail: shiftIn(prev, raw), hlen: n, tlen: n, mark: true}, markup)
 	g.afterMark = markup
-	return g.check()
+	g.winP = 0
+	fired := g.check()
+	g.startPiece()
+	g.setRoom()
+	return fired
 }
 
 const (
@@ -392,65 +372,8 @@ const (
 	markupBit = 1 << 63
 )
 
-// endPiece ends the text piece whose last eight bytes (at most) are tail,
-// at a line end or not, and reports whether the guard fired.
-func (g *Guard) endPiece(tail uint64, line bool) bool {
-	if !g.symbolOfPiece(tail, line) {
-		return false
-	}
-	return g.check()
-}
-
-// symbolOfPiece pushes the piece in progress, which ended a line or not,
-// as a symbol, unless it is only whitespace; it reports whether it pushed
-// one.
-func (g *Guard) symbolOfPiece(tail uint64, line bool) bool {
-	n := g.n
-	g.n = 0
-	fold := g.afterMark
-	g.afterMark = false
-	h := min(n, headLen)
-	head := g.head[:h]
-	if n <= headLen && isBlank(head) {
-		return false
-	}
-	if n < 8 {
-		tail &= 1<<(8*uint(n)) - 1
-	}
-	var t [8]byte
-	binary.BigEndian.PutUint64(t[:], tail)
-	pn := copy(g.piece[:], head)
-	pn += copy(g.piece[pn:], t[8-min(n, 8):])
-	g.pn = pn
-	if fold {
-		for i := range g.piece[:pn] {
-			if c := g.piece[i]; '0' <= c && c <= '9' {
-				g.piece[i] = '0'
-			}
-		}
-	}
-	x := uint64(n)*0x9E3779B97F4A7C15 ^ 0x5bd1e995
-	var hw [8]byte
-	copy(hw[:], g.piece[:h])
-	x = mix(x, binary.LittleEndian.Uint64(hw[:]))
-	var tw [8]byte
-	copy(tw[:], g.piece[h:pn])
-	x = mix(x, binary.LittleEndian.Uint64(tw[:]))
-	if fold {
-		x = mix(x, 1)
-	}
-	var full uint64
-	if g.fullOK {
-		full = g.full | 1
-	}
-	g.push(x&^markupBit, full, false, line)
-	i := (g.count - 1) % ringSize
-	g.hlen[i] = uint8(copy(g.heads[i][:], g.piece[:h]))
-	return true
-}
-
-// hashFolded adds b to FNV-1a hash h, digits folded when fold.
-func hashFolded(h uint64, b []byte, fold bool) uint64 {
+// hashBytes adds b to FNV-1a hash h, digits folded when fold.
+func hashBytes(h uint64, b []byte, fold bool) uint64 {
 	for _, c := range b {
 		if fold && '0' <= c && c <= '9' {
 			c = '0'
@@ -460,6 +383,91 @@ func hashFolded(h uint64, b []byte, fold bool) uint64 {
 	return h
 }
 
+// endPiece ends the text piece whose last eight bytes (at most) are tail,
+// at a line end or at a cut, and reports whether the guard fired. The
+// piece is a symbol unless it is only whitespace; its fingerprint is its
+// length and last eight bytes.
+func (g *Guard) endPiece(tail uint64, cut bool) bool {
+	n, lines := g.n, g.nl
+	g.lineEnds += lines // blank lines too: a unit of markers on lines of their own is a unit of lines
+	g.start += int64(n)
+	g.n, g.nl = 0, 0
+	if lines > 0 {
+		g.winP = 0
+	}
+	fired := cut && g.periodic()
+	if g.pushPiece(tail, n) && !fired {
+		fired = g.check()
+	}
+	g.startPiece()
+	return fired
+}
+
+// pushPiece pushes the piece of n bytes ending at g.start, unless it is
+// only whitespace, and reports whether it did.
+func (g *Guard) pushPiece(tail uint64, n int) bool {
+	if n < 8 {
+		tail &= 1<<(8*uint(n)) - 1
+		if isBlank(tail, n) {
+			return false // the next piece still follows the marker before
+		}
+	}
+	fold := g.afterMark
+	g.afterMark = false
+	head := g.head
+	x := uint64(n)*0x9E3779B97F4A7C15 ^ 0x5bd1e995
+	if fold {
+		head, tail = foldDigits(head), foldDigits(tail)
+		x++
+	}
+	var full uint64
+	if g.fullOK {
+		full = g.full | 1
+	}
+	var h uint8
+	if g.capture {
+		h = uint8(min(n, headLen))
+	}
+	g.push(symbol{fp: mix(x, tail) &^ markupBit, full: full, end: g.start, head: head, tail: tail, hlen: h, tlen: uint8(min(n, 8))}, false)
+	return true
+}
+
+// symbolOfPiece pushes the piece in progress, ended by a marker, as a
+// symbol; prev holds its last bytes.
+func (g *Guard) symbolOfPiece(prev uint64) {
+	n := g.n
+	g.lineEnds += g.nl
+	g.start += int64(n)
+	g.n, g.nl = 0, 0
+	g.pushPiece(prev, n)
+}
+
+// isBlank reports whether the n bytes of v are whitespace.
+func isBlank(v uint64, n int) bool {
+	for range n {
+		switch byte(v) {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+		v >>= 8
+	}
+	return true
+}
+
+// foldDigits turns every digit byte of v into '0'.
+func foldDigits(v uint64) uint64 {
+	var out uint64
+	for i := range 8 {
+		c := byte(v >> (8 * i))
+		if '0' <= c && c <= '9' {
+			c = '0'
+		}
+		out |= uint64(c) << (8 * i)
+	}
+	return out
+}
+
 func mix(h, v uint64) uint64 {
 	h ^= v
 	h *= 0xff51afd7ed558ccd
@@ -467,76 +475,51 @@ func mix(h, v uint64) uint64 {
 	return h
 }
 
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
-}
-
-// push adds a symbol (its fingerprint, its full hash or 0) and updates
-// the run; line: it is a text piece that ended a line.
-func (g *Guard) push(fp, full uint64, markup, line bool) {
+// push adds a symbol and updates the run.
+func (g *Guard) push(s symbol, markup bool) {
 	i := g.count
-	slot := &g.last[fp%tableSize]
+	slot := &g.last[s.fp%tableSize]
 	p := g.period
 	var before uint64 // the full hash a period before
 	if p > 0 && i >= p {
-		before = g.sfp[(i-p)%ringSize]
+		before = g.ring[(i-p)%ringSize].full
 	}
-	if p > 0 && i >= p && g.fp[(i-p)%ringSize] == fp && (full == 0 || before == 0 || full == before) {
+	if p > 0 && i >= p && g.ring[(i-p)%ringSize].fp == s.fp && (s.full == 0 || before == 0 || s.full == before) {
 		g.run++
-		if full != 0 && full == before {
+		if s.full != 0 && s.full == before {
 			g.srun++
 		} else {
 			g.srun = 0
 		}
 	} else {
 		g.period, g.run, g.srun = 0, 0, 0
-		if j := *slot; j > 0 && i-(j-1) <= ringSize-1 && g.fp[(j-1)%ringSize] == fp {
+		if j := *slot; j > 0 && i-(j-1) <= ringSize-1 && g.ring[(j-1)%ringSize].fp == s.fp {
 			g.period, g.run = i-(j-1), 1
 		}
 	}
 	*slot = i + 1
-	var marks, lines uint32
 	if i > 0 {
-		marks, lines = g.marks[(i-1)%ringSize], g.lines[(i-1)%ringSize]
+		s.marks = g.ring[(i-1)%ringSize].marks
 	}
-	if line {
-		lines++
-	}
-	g.lines[i%ringSize] = lines
-	g.fp[i%ringSize] = fp
-	g.sfp[i%ringSize] = full
-	g.strong = g.period > 0
-	g.end[i%ringSize] = g.total
 	if markup {
-		marks++
+		s.marks++
 	}
-	g.marks[i%ringSize] = marks
+	s.lines = g.lineEnds
+	g.ring[i%ringSize] = s
 	g.count = i + 1
+	g.strong = g.period > 0 && g.run >= g.period*(strongAfter-1)
 }
 
-// unitBytes is the byte length of the current unit (period symbols).
-func (g *Guard) unitBytes() int64 {
+// unit returns the current unit's bytes, markup symbols and line-ending
+// pieces.
+func (g *Guard) unit() (bytes int64, marks, lines uint32) {
 	i := g.count - 1
 	p := g.period
 	if p == 0 || i < p {
-		return 0
+		return 0, 0, 0
 	}
-	return g.end[i%ringSize] - g.end[(i-p)%ringSize]
-}
-
-// unitMarks is the number of markup symbols in the current unit.
-func (g *Guard) unitMarks() uint32 {
-	i := g.count - 1
-	p := g.period
-	if p == 0 || i < p {
-		return 0
-	}
-	return g.marks[i%ringSize] - g.marks[(i-p)%ringSize]
+	a, b := &g.ring[(i-p)%ringSize], &g.ring[i%ringSize]
+	return b.end - a.end, b.marks - a.marks, b.lines - a.lines
 }
 
 // check decides after a symbol whether the tail is a loop.
@@ -546,45 +529,79 @@ func (g *Guard) check() bool {
 		return false
 	}
 	reps := (g.run + p) / p
-	if g.srun < p*(reps/2) {
+	if g.srun < p*strongReps {
 		return false // not matched in full for long enough
 	}
-	unit := g.unitBytes()
-	if unit > int64(g.lim.Unit) || unit <= 0 {
+	size, marks, lines := g.unit()
+	if size > int64(g.lim.Unit) || size <= 0 {
 		return false
 	}
 	switch {
-	case g.unitMarks() > 0:
+	case marks > 0:
 		if reps < uint32(g.lim.Markup) {
 			return false
 		}
-	case g.unitLines() > 0:
-		if reps < uint32(g.lim.Lines) || int64(reps)*unit < int64(g.lim.Span) || g.variety(false) < lineVariety {
+	case lines > 0: // a piece may hold several short lines
+		if reps*lines < uint32(g.lim.Lines) || int64(reps)*size < int64(g.lim.Span) || g.variety() < lineVariety {
 			return false
 		}
 	default:
-		if reps < uint32(g.lim.Inline) || int64(reps)*unit < int64(g.lim.Span) || g.variety(true) < inlineLetters {
-			return false
-		}
+		return false // pieces cut from one line: periodic finds those
 	}
-	g.fired, g.firedAt = true, g.total
+	return g.fire(g.ring[(g.count-1)%ringSize].end)
+}
+
+func (g *Guard) fire(at int64) bool {
+	g.fired, g.firedAt = true, at
+	g.setRoom()
 	return true
 }
 
-// variety counts the distinct non-space bytes of the latest piece's
-// sample, or only its letters (non-ASCII bytes count as letters); escapes
-// (`\n`, `\t` in JSON-escaped text) are spaces.
-func (g *Guard) variety(letters bool) int {
+// periodic checks the window of a piece cut from a long line: a phrase
+// repeated over all of it, short enough to fit inlineRepeats times, or
+// repeated over this window and the one before, fires the guard.
+func (g *Guard) periodic() bool {
+	w := g.win[:g.wn]
+	p := 0
+	if len(w) >= winSize {
+		const needle = 8
+		if j := bytes.LastIndex(w[:len(w)-1], w[len(w)-needle:]); j >= 0 {
+			p = len(w) - needle - j
+		}
+		if p == 0 || p > maxPeriod || !bytes.Equal(w[p:], w[:len(w)-p]) || letters(w[len(w)-p:]) < inlineLetters {
+			p = 0
+		}
+	}
+	prev := g.winP
+	g.winP = p
+	if p == 0 {
+		return false
+	}
+	// A unit that holds an escaped line end (`\n`, a file in a JSON
+	// string) is a unit of lines: it must repeat over two windows, and its
+	// line hold a few distinct bytes.
+	if bytes.Contains(w[len(w)-p-1:], []byte(`\n`)) {
+		if p != prev || distinct(w[len(w)-p:], true) < lineVariety {
+			return false
+		}
+	} else if p*inlineRepeats > len(w) && p != prev {
+		return false
+	}
+	return g.fire(g.start + int64(g.n))
+}
+
+// distinct counts the distinct bytes of b that are not whitespace (nor,
+// with escapes, a backslash escape: `\n`, `\t`).
+func distinct(b []byte, escapes bool) int {
 	var seen [256]bool
 	n := 0
 	esc := false
-	for _, c := range g.piece[:g.pn] {
-		if esc || c == '\\' {
+	for _, c := range b {
+		if escapes && (esc || c == '\\') {
 			esc = !esc && c == '\\'
 			continue
 		}
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || seen[c] ||
-			letters && c < 0x80 && !('a' <= c|0x20 && c|0x20 <= 'z') {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || seen[c] {
 			continue
 		}
 		seen[c] = true
@@ -593,12 +610,104 @@ func (g *Guard) variety(letters bool) int {
 	return n
 }
 
-// unitLines is the number of line-ending pieces in the current unit.
-func (g *Guard) unitLines() uint32 {
-	i := g.count - 1
-	p := g.period
-	if p == 0 || i < p {
-		return 0
+// letters counts the distinct letters of b; a letter outside ASCII counts
+// its UTF-8 length (a CJK character is a word), a symbol, a broken
+// sequence or a backslash escape (`\n`, `\u003e`: JSON) nothing.
+func letters(b []byte) int {
+	var seen [128]bool
+	var wide []rune
+	n := 0
+	for len(b) > 0 {
+		c := b[0]
+		if c == '\\' && len(b) > 1 {
+			skip := 2
+			if b[1] == 'u' {
+				skip = 6
+			}
+			b = b[min(skip, len(b)):]
+			continue
+		}
+		if c < utf8.RuneSelf {
+			if !seen[c] && 'a' <= c|0x20 && c|0x20 <= 'z' {
+				seen[c] = true
+				n++
+			}
+			b = b[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(b)
+		if r != utf8.RuneError && unicode.IsLetter(r) && !slices.Contains(wide, r) {
+			wide = append(wide, r)
+			n += size
+		}
+		b = b[size:]
 	}
-	return g.lines[i%ringSize] - g.lines[(i-p)%ringSize]
+	return n
+}
+
+// variety counts the distinct non-space bytes of the latest symbol's
+// first and last bytes.
+func (g *Guard) variety() int {
+	s := &g.ring[(g.count-1)%ringSize]
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], s.head)
+	binary.BigEndian.PutUint64(b[8:], s.tail)
+	return distinct(append(b[8-s.hlen:8:8], b[16-s.tlen:]...), false)
+}
+
+// Repeating reports whether the stream's tail repeats an earlier stretch
+// of a unit that holds markup (a run is under way), and the text piece in
+// progress, if any, may still continue it: calls held as part of the run
+// wait on, text and all.
+func (g *Guard) Repeating() bool {
+	if !g.running() {
+		return false
+	}
+	return g.n == 0 || g.mayContinue()
+}
+
+// running reports whether a run of a unit holding markup is under way.
+func (g *Guard) running() bool {
+	if g.fired || g.period == 0 || g.run == 0 {
+		return false
+	}
+	size, marks, _ := g.unit()
+	return marks > 0 && size <= int64(g.lim.Unit)
+}
+
+// Repeats reports whether the bytes from input offset off on, to the
+// latest symbol, repeat the unit before them: a call whose markup began
+// at off and ended with that symbol is the same (counters folded) as one
+// before it, and may be part of a loop.
+func (g *Guard) Repeats(off int64) bool {
+	if !g.running() {
+		return false
+	}
+	if g.run >= ringSize-1 {
+		return true // the run began before the symbols kept
+	}
+	return g.ring[(g.count-1-g.run)%ringSize].end <= off
+}
+
+// mayContinue reports whether the text piece in progress begins like the
+// symbol that continues the run.
+func (g *Guard) mayContinue() bool {
+	next := &g.ring[(g.count-g.period)%ringSize]
+	n := min(g.n, headLen)
+	if isBlank(g.head, n) {
+		return true // it may be whitespace, which is no symbol
+	}
+	switch {
+	case next.mark:
+		return false // text where a marker comes
+	case next.hlen == 0:
+		return true // its first bytes were not kept: its end tells
+	case int(next.hlen) < n:
+		return false // a shorter piece
+	}
+	head := g.head
+	if g.afterMark {
+		head = foldDigits(head)
+	}
+	return head == next.head>>(8*uint(int(next.hlen)-n))
 }
