@@ -110,6 +110,9 @@ type apiStream interface {
 	event(ev *sse.Event)
 	// finish ends the stream: at its end, or after a runaway.
 	finish(runaway bool)
+	// ended reports that the stream's finish marker (or an error event of
+	// the upstream) came: the answer is whole.
+	ended() bool
 }
 
 // codecs is the API switch.

@@ -22,6 +22,8 @@ type oaStream struct {
 	shape   oaShape // the shape of the last chunk of content only (openai_shape.go)
 	typ     string  // the SSE event name the upstream uses (normally none)
 	cur     *oaChoice
+	done    bool // [DONE] came
+	errored bool // the upstream sent an error chunk
 
 	ms, cms, dms, tms, fms []jsonspan.Member
 	lms                    []jsonspan.Member // the members of last, for tmpl
@@ -78,6 +80,7 @@ func (s *oaStream) event(ev *sse.Event) {
 	w := s.w
 	data := ev.Data
 	if (len(data) == 0 || data[0] != '{') && string(bytes.TrimSpace(data)) == "[DONE]" { // a chunk is not trimmed
+		s.done = true
 		s.finish(false)
 		w.out = append(w.out, ev.Raw...)
 		return
@@ -92,6 +95,9 @@ func (s *oaStream) event(ev *sse.Event) {
 	s.ms, ok = w.ix.Members(data, 0, s.ms[:0])
 	cm, has := jsonspan.Lookup(data, s.ms, "choices")
 	if !ok || !has {
+		if _, isErr := jsonspan.Lookup(data, s.ms, "error"); isErr {
+			s.errored = true // the upstream ends the stream with its error
+		}
 		w.out = append(w.out, ev.Raw...) // usage, error or other chunk without choices
 		return
 	}
@@ -283,7 +289,7 @@ func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (
 		cut = s.process(s, &ch.textChan, ch.p.Feed(s.in))
 	}
 	if !cut && finishing {
-		cut = s.process(s, &ch.textChan, ch.p.Close())
+		cut = s.processEnd(s, &ch.textChan, ch.p.Close(), !naturalEnd(jsonspan.StringBody(data, fm)))
 	}
 	if cut {
 		// What came before the loop went out in chunks of its own; a chunk
@@ -313,7 +319,7 @@ func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (
 	if finishing {
 		s.endNative(ch, -1)
 		ch.closed = true
-		if ch.calls > 0 && !keepsFinish(jsonspan.StringBody(data, fm)) {
+		if ch.calls > 0 && !ch.cut && !keepsFinish(jsonspan.StringBody(data, fm)) {
 			s.edits = append(s.edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"tool_calls"`)})
 		}
 	}
@@ -505,7 +511,7 @@ func (s *oaStream) finish(runaway bool) {
 		s.cur = ch
 		s.begin()
 		if !runaway {
-			s.process(s, &ch.textChan, ch.p.Close())
+			s.processEnd(s, &ch.textChan, ch.p.Close(), false) // at [DONE]; at the end of the stream w.atEOF cuts
 		}
 		if s.clean {
 			s.settle(s, &ch.textChan, nil, !runaway)
@@ -522,6 +528,23 @@ func (s *oaStream) finish(runaway bool) {
 	if runaway {
 		w.out = append(w.out, "data: [DONE]\n\n"...)
 	}
+}
+
+// ended reports [DONE], an error chunk, or every choice finished.
+func (s *oaStream) ended() bool {
+	if s.done || s.errored {
+		return true
+	}
+	n := 0
+	for _, ch := range s.choices {
+		if ch != nil {
+			if !ch.closed {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // ---- whole responses, content reading and history ----
@@ -554,10 +577,12 @@ func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 		}
 		var d docParse
 		var cut bool // a runaway cut the content
+		fm, hasFinish := jsonspan.Lookup(doc, cms, "finish_reason")
+		limited := hasFinish && jsonspan.IsString(doc, fm) && !naturalEnd(jsonspan.StringBody(doc, fm))
 		cont, hasContent := jsonspan.Lookup(doc, mms, "content")
 		if hasContent && jsonspan.IsString(doc, cont) {
 			text := jsonspan.AppendUnquoted(nil, doc[cont.Start:cont.End])
-			d, cut = w.parseDoc(text, false, k)
+			d, cut = w.parseDoc(text, false, k, limited)
 			if !bytes.Equal(d.text, text) || len(d.calls) > 0 {
 				v := []byte("null")
 				if len(d.calls) == 0 || !isBlank(d.text) {
@@ -602,11 +627,11 @@ func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 			default:
 				edits = append(edits, jsonspan.InsertMember(mms, mm.End, "tool_calls", append(append([]byte("["), arr...), ']')))
 			}
-			if fm, has := jsonspan.Lookup(doc, cms, "finish_reason"); has && !cut && !keepsFinish(jsonspan.StringBody(doc, fm)) {
+			if hasFinish && !cut && !d.cut && !keepsFinish(jsonspan.StringBody(doc, fm)) {
 				edits = append(edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"tool_calls"`)})
 			}
 		}
-		if fm, has := jsonspan.Lookup(doc, cms, "finish_reason"); has && cut {
+		if hasFinish && cut {
 			edits = append(edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"length"`)})
 		}
 	}

@@ -50,6 +50,15 @@ type RewriteStats struct {
 	Unrecovered int
 	Refused     int // calls refused by strict mode (Options.Strict)
 	EmptyBlocks int // call wrappers holding no call
+	// Truncated counts calls the answer's cut left unfinished (see
+	// cut.go): not handed on as calls.
+	Truncated int
+	// Incomplete is set when the stream ended (cleanly) before its API's
+	// finish marker; the Rewriter's Read then ends with ErrTruncated.
+	Incomplete bool
+	// Torn counts events the end of the stream cut in the middle: they
+	// are dropped, never passed on in part.
+	Torn int
 	// Shown is set once the output holds text or reasoning that is not
 	// whitespace (the content of an event that went out, or of one being
 	// written): from then on a client has seen part of the answer.
@@ -74,6 +83,9 @@ type streamRewriter struct {
 	st      apiStream // the API's stream rewriter, once the API is known
 	stopped bool      // a runaway cut the stream: ignore further input
 	broken  bool      // the body broke off (not EOF): a call it cut is not run
+	atEOF   bool      // the stream ended before its finish marker: what is open was cut
+	cutting bool      // the batch being taken ends its content stream by a cut (cut.go)
+	cutIdx  []int     // the calls of that batch the cut ends
 	fault   error     // set with stopped when an event over the decoder's limit was lost
 	closed  bool
 	stats   RewriteStats
@@ -267,11 +279,26 @@ func (w *streamRewriter) Close() {
 		}
 	case modeSSE:
 		evs, _ := w.dec.Close()
-		w.events(evs)
-		if !w.stopped {
-			if w.st != nil {
-				w.st.finish(false)
+		for i := range evs {
+			ev, ok := whole(evs[i])
+			if !ok {
+				// Torn by the end of the stream: never passed on in part.
+				w.stats.Torn++
+				w.reportError("an event cut off by the end of the stream was dropped", ev.Offset)
+				continue
 			}
+			w.events([]sse.Event{ev})
+		}
+		if w.stopped {
+			return
+		}
+		if w.st == nil || !w.st.ended() {
+			// No finish marker: whatever is still open was cut.
+			w.atEOF = w.api != APIAuto || w.st != nil
+			w.stats.Incomplete = w.atEOF
+		}
+		if w.st != nil {
+			w.st.finish(false)
 		}
 	}
 }
@@ -379,6 +406,9 @@ type sink interface {
 // edited). buf is scratch.
 // stop is true when a runaway was met; events after it are ignored.
 func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, c *textChan, kind *runKind, buf *[]byte) (stop bool) {
+	if w.cutting {
+		w.markCuts(evs)
+	}
 	for i := range evs {
 		e := &evs[i]
 		if handled, stop := w.streamEvent(e, s, c, kind, buf); stop {
@@ -407,15 +437,15 @@ func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, c *textChan, kind *
 			*buf = append(*buf, e.Text...)
 			w.show(e.Text)
 		case toolsieve.ToolCall:
-			if w.broken && e.HasRepair("closed_at_eof") {
-				// Cut by the upstream's failure: its markup goes on as text.
+			if w.isCut(e) {
+				// Cut before the model finished it: its markup goes on as text.
 				if *kind == runReasoning {
 					s.reasoning(*buf)
 					*buf = (*buf)[:0]
 				}
 				*kind = runText
 				*buf = append(*buf, e.Raw...)
-				w.reportError("tool call "+strconv.Quote(e.Name)+" cut off by the upstream's failure; kept as text", e.Offset)
+				w.reportTruncated(c, e, false)
 				continue
 			}
 			w.flushRun(s, kind, buf)
@@ -427,6 +457,10 @@ func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, c *textChan, kind *
 			w.stopped = true
 			return true
 		case toolsieve.Error, toolsieve.Discard:
+			if w.refusedCut(e) {
+				w.stats.Truncated++
+				c.cut = true
+			}
 			w.report(e)
 		}
 	}
@@ -675,10 +709,13 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 			w.broken = err != io.EOF
 			w.Close()
 			r.eof = true
-			if err != io.EOF {
+			switch {
+			case err != io.EOF:
 				r.err = err
-			} else {
+			case w.fault != nil:
 				r.err = w.fault
+			case w.stats.Incomplete:
+				r.err = ErrTruncated
 			}
 		}
 	}

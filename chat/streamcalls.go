@@ -18,8 +18,10 @@ package chat
 //     and reported with truncated_json and an error for the logs; if no
 //     argument had gone out, the stream ends with an error
 //     (ErrStreamedLost): finished, it would run with no arguments;
-//   - cut by the upstream's failure: nothing more is sent; the stream ends
-//     with the upstream's error.
+//   - cut before the model finished it (a broken connection, no finish
+//     marker, the token limit; see cut.go): nothing more is sent, not even
+//     the bytes that would close its arguments; the stream ends with an
+//     error, or with the upstream's own token-limit ending.
 
 import (
 	"bytes"
@@ -74,15 +76,15 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 	sc := &c.sc
 	switch e.Type {
 	case toolsieve.ToolCallStart:
-		if !w.opt.StreamCalls {
-			return true, false
+		if !w.opt.StreamCalls || w.isCut(e) {
+			return true, false // a call the cut ends does not start: its markup stays text
 		}
 		w.flushRun(s, kind, buf)
 		*sc = streamedCall{open: true, index: e.Index, id: e.ID, name: e.Name, args: sc.args[:0]}
 		s.callStart(sc)
 		return true, false
 	case toolsieve.ToolCallDelta:
-		if sc.open && e.Index == sc.index {
+		if sc.open && e.Index == sc.index && !w.isCut(e) {
 			sc.args = append(sc.args, e.Arguments...)
 			s.callDelta(sc, e.Arguments)
 		}
@@ -97,8 +99,10 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 			return false, false
 		}
 		sc.open = false
-		if w.broken && e.HasRepair("closed_at_eof") {
-			w.reportError("streamed tool call "+strconv.Quote(e.Name)+" cut off by the upstream's failure; not completed", e.Offset)
+		if w.isCut(e) {
+			// Left as it went out: what would close its arguments is not
+			// the model's.
+			w.reportTruncated(c, e, true)
 			return true, false
 		}
 		w.report(e)

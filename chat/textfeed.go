@@ -17,6 +17,10 @@ type textChan struct {
 	carry []byte // an incomplete UTF-8 sequence moved to the next delta
 	q     textQueue
 	sc    streamedCall // the call being streamed (streamcalls.go)
+	cut   bool         // a call of it was cut before the model finished it (cut.go)
+	// closing is its parser's last batch, held while it waits to know
+	// whether the end was cut (cut.go).
+	closing []toolsieve.Event
 }
 
 // textSink is what the shared feeding code needs of a stream: the sink
