@@ -115,9 +115,16 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 		w.fault, w.stopped = ErrStreamedLoop, true
 		return true, true
 	case toolsieve.Text, toolsieve.Error:
+		sc.open = false
+		if w.cutting {
+			// The cut ended it: nothing completes what went out (its
+			// markup, given back, is not sent again; its error is the cut).
+			cut := toolsieve.Event{Name: sc.name, Index: sc.index, Offset: e.Offset}
+			w.reportTruncated(c, &cut, true)
+			return true, false
+		}
 		// The call's markup given back as text (its error follows), or an
 		// error that ends it: finish what was sent.
-		sc.open = false
 		rest, ok := sc.closing()
 		if !ok {
 			w.reportError("streamed tool call "+strconv.Quote(sc.name)+" lost its arguments; the answer is cut", e.Offset)
