@@ -119,7 +119,7 @@ func (s *anStream) event(ev *sse.Event) {
 		case "message_stop":
 			s.stopped = true
 		case "error":
-			s.errored = true
+			s.errored, w.stats.UpstreamError = true, true
 		}
 		if typ != "message_stop" && s.holdPass(ev) {
 			return

@@ -126,6 +126,11 @@ func (w *streamRewriter) reportTruncated(c *textChan, e *toolsieve.Event, stream
 	how := "kept as text"
 	if streamed {
 		how = "its arguments were not completed"
+		if !w.broken && !w.atEOF {
+			// Cut by the limit: the stream ends with an error, not with
+			// the upstream's ending (ErrStreamedCut).
+			w.fault, w.stopped = ErrStreamedCut, true
+		}
 	}
 	if w.notify != nil {
 		n := toolsieve.Event{Type: toolsieve.Error, Reason: toolsieve.ReasonTruncated, Name: e.Name, Offset: e.Offset,

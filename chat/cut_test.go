@@ -101,11 +101,13 @@ func TestRewriteCuts(t *testing.T) {
 }
 
 // TestRewriteCutByTheLimit: an answer that the token limit (or a filter)
-// ended inside a call, streamed or whole: the call is not handed on (its
-// markup stays text; streamed, its arguments stay as they went out), the
-// upstream's own ending says the answer was cut (finish_reason length,
-// stop_reason max_tokens, response.incomplete), no error is added, and the
-// call is reported as truncated. Ended by the model itself inside a call
+// ended inside a call, streamed or whole: the call is not handed on, and
+// is reported as truncated. Its markup stays text and the upstream's own
+// ending says the answer was cut (finish_reason length, stop_reason
+// max_tokens, response.incomplete), with no error added; or, if the call
+// had started to stream, its arguments stay as they went out and the
+// stream ends with ErrStreamedCut instead of that ending (an error every
+// client drops the call for). Ended by the model itself inside a call
 // (stop, end_turn, completed), the call goes out with closed_at_eof.
 func TestRewriteCutByTheLimit(t *testing.T) {
 	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/us"
@@ -121,7 +123,11 @@ func TestRewriteCutByTheLimit(t *testing.T) {
 					r := chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(in, chunk)), api, toolsieve.Options{StreamCalls: streamed})
 					r.Notify = func(e *toolsieve.Event) { c := e.Clone(); notes = append(notes, &c) }
 					out, err := io.ReadAll(r)
-					require.NoError(t, err, msg)
+					if streamed && reason != "natural" {
+						require.ErrorIs(t, err, chat.ErrStreamedCut, msg)
+					} else {
+						require.NoError(t, err, msg)
+					}
 					got := accumulateCut(t, api, out)
 					require.Empty(t, got.Errors, msg)
 					if reason == "natural" {
@@ -133,13 +139,14 @@ func TestRewriteCutByTheLimit(t *testing.T) {
 					require.Equal(t, 1, r.Stats().Truncated, msg)
 					require.Zero(t, r.Stats().Calls, msg)
 					require.True(t, hasTruncatedNote(notes, "delete_path"), msg)
-					require.Equal(t, limitFinish(api, reason), got.Finish, msg)
 					if streamed {
+						require.Empty(t, got.Finish, msg) // the error ends it, not the upstream's ending
 						require.Len(t, got.Calls, 1, msg)
 						require.False(t, json.Valid([]byte(got.Calls[0].Args)), "%s: %s", msg, got.Calls[0].Args)
 						require.NotContains(t, got.Calls[0].Args, `us"`, msg) // no byte of the end of input: it may be a repair's
 						require.Equal(t, text, strings.TrimSpace(got.Text)+"\n", msg)
 					} else {
+						require.Equal(t, limitFinish(api, reason), got.Finish, msg)
 						require.Empty(t, got.Calls, msg)
 						require.Equal(t, content, got.Text, msg)
 					}

@@ -96,7 +96,7 @@ func (s *oaStream) event(ev *sse.Event) {
 	cm, has := jsonspan.Lookup(data, s.ms, "choices")
 	if !ok || !has {
 		if _, isErr := jsonspan.Lookup(data, s.ms, "error"); isErr {
-			s.errored = true // the upstream ends the stream with its error
+			s.errored, w.stats.UpstreamError = true, true // the upstream ends the stream with its error
 		}
 		w.out = append(w.out, ev.Raw...) // usage, error or other chunk without choices
 		return
@@ -116,7 +116,7 @@ func (s *oaStream) event(ev *sse.Event) {
 		}
 		queued = s.choiceDelta(ev, data, el, len(s.els) == 1)
 	}
-	if !queued {
+	if !queued && w.fault == nil { // a fault ends the stream with its error instead
 		w.emitEdited(ev, s.edits)
 	}
 	if w.stopped {

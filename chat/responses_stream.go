@@ -150,9 +150,10 @@ func (s *rsStream) event(ev *sse.Event) {
 	case "response.output_item.done":
 		s.itemDone(ev, data)
 	case "response.completed", "response.incomplete", "response.failed":
+		w.stats.UpstreamError = typ == "response.failed"
 		s.final(ev, data, typ != "response.completed")
 	case "error":
-		s.errored = true
+		s.errored, w.stats.UpstreamError = true, true
 		s.other(ev, data)
 	default:
 		s.other(ev, data)
@@ -184,7 +185,7 @@ func (s *rsStream) waiting(ev *sse.Event) bool {
 		return true
 	}
 	s.resolve(cut)
-	return s.over // a runaway ended the stream while replaying
+	return s.over || s.w.stopped // a runaway or a fault ended the stream while replaying
 }
 
 // resolve replays the events held by the wait with its verdict: first the
@@ -193,7 +194,7 @@ func (s *rsStream) resolve(cut bool) {
 	q := s.wait
 	s.wait, s.waitCut = nil, cut
 	for i := range q.evs {
-		if s.over {
+		if s.over || s.w.stopped {
 			break
 		}
 		s.w.arena = s.w.arena[:0]
@@ -737,7 +738,7 @@ func (s *rsStream) final(ev *sse.Event, data []byte, cut bool) {
 	s.finalCut = cut
 	stop := s.endParts()
 	s.finalCut = false
-	if stop {
+	if stop || s.w.stopped {
 		return
 	}
 	var edits []jsonspan.Edit

@@ -59,6 +59,11 @@ type RewriteStats struct {
 	// Torn counts events the end of the stream cut in the middle: they
 	// are dropped, never passed on in part.
 	Torn int
+	// UpstreamError is set once an error event of the upstream went out
+	// (OpenAI's error chunk, Anthropic's error event, the Responses
+	// error or response.failed): the client has been told the answer
+	// failed.
+	UpstreamError bool
 	// Shown is set once the output holds text or reasoning that is not
 	// whitespace (the content of an event that went out, or of one being
 	// written): from then on a client has seen part of the answer.

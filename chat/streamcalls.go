@@ -21,7 +21,8 @@ package chat
 //   - cut before the model finished it (a broken connection, no finish
 //     marker, the token limit; see cut.go): nothing more is sent, not even
 //     the bytes that would close its arguments; the stream ends with an
-//     error, or with the upstream's own token-limit ending.
+//     error (the connection's, ErrTruncated, or ErrStreamedCut in place of
+//     the upstream's token-limit ending).
 
 import (
 	"bytes"
@@ -44,6 +45,13 @@ var ErrStreamedLoop = fmt.Errorf("%w: a loop was found after it started", ErrStr
 // ErrStreamedLost: the call could not complete before any of its arguments
 // went out; finished, it would run with none.
 var ErrStreamedLost = fmt.Errorf("%w: it lost its arguments", ErrStreamedCall)
+
+// ErrStreamedCut: the upstream's own ending said the answer was cut (the
+// token limit, a filter) while the call was streaming. The stream ends
+// with this error instead of that ending: some clients complete the
+// arguments of a call left open (Anthropic's SDKs read them as partial
+// JSON), and only an error makes every client drop it.
+var ErrStreamedCut = fmt.Errorf("%w: the answer was cut (token limit) while it streamed", ErrStreamedCall)
 
 // streamedCall is the call a content stream is sending piece by piece.
 type streamedCall struct {

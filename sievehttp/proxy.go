@@ -207,7 +207,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			fe := asExchangeError(err, failUnreachable)
 			lg.status = failures[fe.f].status
-			writeError(w, errorAPI(r.URL.Path), fe.f, fe.Error())
+			writeError(w, errorAPI(r.URL.Path), fe.f, fe.clientMessage())
 		},
 	}
 	rp.ServeHTTP(sw, r)
@@ -222,18 +222,22 @@ func (p *Proxy) refuse(w http.ResponseWriter, lg *exchangeLog, err error) {
 	if fe.f == failMemoryBudget {
 		p.Metrics.budgetRefused()
 	}
-	writeError(w, lg.api, fe.f, fe.Error())
+	writeError(w, lg.api, fe.f, fe.clientMessage())
 }
 
 // streamGuard ends a stream that fails after it started (a timeout, a
-// broken upstream body, an event over the size limit) with an error event
-// in the API's shape, instead of a connection cut off without a word.
+// broken upstream body, an end before the finish marker, an event over the
+// size limit) with one error event in the API's shape, instead of a
+// connection cut off without a word. The event starts with a blank line,
+// so that it is an event of its own whatever came before it (the rewriter
+// passes on whole events only, so that is an empty line between events).
 type streamGuard struct {
 	body io.ReadCloser
 	api  chat.API
 	ctx  context.Context
 	tail []byte // the error event, being written
 	end  bool
+	last byte // the last byte passed on
 }
 
 func (g *streamGuard) Read(p []byte) (int, error) {
@@ -246,9 +250,19 @@ func (g *streamGuard) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := g.body.Read(p)
+	if n > 0 {
+		g.last = p[n-1]
+	}
 	var fe *ExchangeError
 	if err != nil && err != io.EOF && g.ctx.Err() == nil && errors.As(err, &fe) {
-		g.tail, g.end, err = appendErrorEvent(nil, g.api, fe.f, fe.Error()), true, nil
+		g.end, err = true, nil
+		if !fe.told {
+			sep := []byte("\n")
+			if g.last != 0 && g.last != '\n' && g.last != '\r' {
+				sep = []byte("\n\n") // never so after the rewriter: the end of a line too
+			}
+			g.tail = appendErrorEvent(sep, g.api, fe.f, fe.clientMessage())
+		}
 	}
 	return n, err
 }
@@ -340,6 +354,10 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 		}
 		if st.Refused > 0 {
 			attrs = append(attrs, slog.Int("refused", st.Refused))
+			level = slog.LevelWarn
+		}
+		if st.Truncated > 0 {
+			attrs = append(attrs, slog.Int("truncated", st.Truncated))
 			level = slog.LevelWarn
 		}
 		if st.Runaway {

@@ -33,6 +33,7 @@ const maxHeldAnswer = 16 << 20
 const (
 	retryRunaway     = "runaway"     // the answer was cut by a runaway
 	retryRefused     = "refused"     // strict mode refused a call
+	retryTruncated   = "truncated"   // a call was cut before the model finished it
 	retryUnrecovered = "unrecovered" // markup meant as a call did not become one
 	retryEmptyBlock  = "empty_block" // a call wrapper with no call, and no call at all
 )
@@ -209,6 +210,12 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		if errors.Is(a.err, chat.ErrStreamedCall) && canRetry && a.done {
 			a.err = nil
 		}
+		// A call cut before the model finished it (the answer broke off,
+		// ended before its finish marker or by the token limit): asked
+		// for again too, unless a timeout ended it (those are not retried).
+		if a.rw.Stats().Truncated > 0 && canRetry && a.done && !isTimeout(a.err) {
+			a.err = nil
+		}
 		if a.err != nil { // it failed before anything of it went out
 			err := x.fail(ctx, a.err, true, up.err)
 			a.finish(false)
@@ -371,6 +378,8 @@ func (a *attempt) badReason() string {
 		return retryRunaway
 	case st.Refused > 0:
 		return retryRefused
+	case st.Truncated > 0:
+		return retryTruncated
 	case st.Unrecovered > 0:
 		return retryUnrecovered
 	case st.EmptyBlocks > 0 && st.Calls+st.Native == 0:
@@ -397,7 +406,7 @@ func (a *attempt) deliver(ctx context.Context) *http.Response {
 			resp.Header.Set("Content-Length", strconv.Itoa(len(a.buf)))
 		}
 	} else {
-		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil}
+		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil, HeaderTruncated: nil}
 	}
 	resp.Body = &answerBody{a: a}
 	return resp
@@ -415,6 +424,15 @@ func (a *attempt) signals(h http.Header) {
 	if st.Runaway {
 		h.Set(HeaderRunaway, a.runaway)
 	}
+	if st.Truncated > 0 {
+		h.Set(HeaderTruncated, strconv.Itoa(st.Truncated))
+	}
+}
+
+// isTimeout reports an upstream timeout.
+func isTimeout(err error) bool {
+	var fe *ExchangeError
+	return errors.As(err, &fe) && fe.Timeout()
 }
 
 // finish counts the answer in the metrics and closes it; once.
@@ -466,6 +484,9 @@ func (b *answerBody) Read(p []byte) (int, error) {
 		a.done = true
 		if !errors.Is(err, io.EOF) {
 			err = a.x.fail(a.ctx, err, true, a.up.err)
+			if fe, ok := err.(*ExchangeError); ok && a.rw.Stats().UpstreamError {
+				fe.told = true // the upstream's own error event went out
+			}
 			a.err = err
 		}
 		if a.resp.Trailer != nil {
