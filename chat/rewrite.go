@@ -278,22 +278,14 @@ func (w *streamRewriter) Close() {
 	switch w.mode {
 	case modeUnknown:
 		w.out = append(w.out, w.lead...)
+		// Nothing but blank bytes came: no answer at all.
+		w.stats.Incomplete = w.api != APIAuto
 	case modeDoc:
 		if !w.docOver {
 			w.rewriteDoc()
 		}
 	case modeSSE:
-		evs, _ := w.dec.Close()
-		for i := range evs {
-			ev, ok := whole(evs[i])
-			if !ok {
-				// Torn by the end of the stream: never passed on in part.
-				w.stats.Torn++
-				w.reportError("an event cut off by the end of the stream was dropped", ev.Offset)
-				continue
-			}
-			w.events([]sse.Event{ev})
-		}
+		w.lastEvents()
 		if w.stopped {
 			return
 		}
@@ -305,6 +297,29 @@ func (w *streamRewriter) Close() {
 		if w.st != nil {
 			w.st.finish(false)
 		}
+	}
+}
+
+// lastEvents takes the event the end of the stream left unterminated,
+// once: whole (only its blank line missing), as any other; torn, it is
+// dropped.
+func (w *streamRewriter) lastEvents() {
+	if w.mode != modeSSE {
+		return
+	}
+	evs, _ := w.dec.Close() // nothing the second time
+	for i := range evs {
+		if w.stopped {
+			return
+		}
+		ev, ok := whole(evs[i])
+		if !ok {
+			// Torn by the end of the stream: never passed on in part.
+			w.stats.Torn++
+			w.reportError("an event cut off by the end of the stream was dropped", ev.Offset)
+			continue
+		}
+		w.events([]sse.Event{ev})
 	}
 }
 
@@ -708,6 +723,14 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 			}
 		}
 		if err != nil {
+			if !w.stopped {
+				w.lastEvents()
+			}
+			if err != io.EOF && w.st != nil && w.st.ended() && !w.stopped {
+				// It broke off after the answer's end: the answer is whole.
+				w.reportError("the upstream's body broke off after the answer's end: "+err.Error(), w.dec.Offset())
+				err = io.EOF
+			}
 			// A body that broke off (a reset, a timeout) ended inside
 			// whatever was being written: a call still open then was cut
 			// by the failure, not by the model, and is never run.
