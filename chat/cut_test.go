@@ -77,6 +77,7 @@ func TestRewriteCuts(t *testing.T) {
 						chunk := []int{0, 1, 5, 64}[(k+ci)%4] // several chunkings of each cut
 						msg := fmt.Sprintf("content %d, %s, streamed %v, cut at %d/%d, broken %v, chunk %d", ci, api, streamed, k, len(stream), broken, chunk)
 						r := chat.NewRewriter(&cutBody{b: stream[:k], n: chunk, err: end}, api, opt)
+						r.ExpectEvents() // an event stream: even one cut before its first event is incomplete
 						out, err := io.ReadAll(r)
 						switch {
 						case broken && !want.Ended:

@@ -85,6 +85,7 @@ type streamRewriter struct {
 	docOver bool   // the document outgrew maxDocBytes: pass through
 
 	dec     sse.Decoder
+	events0 bool      // the body is an event stream (ExpectEvents): one with no event is incomplete
 	st      apiStream // the API's stream rewriter, once the API is known
 	stopped bool      // a runaway cut the stream: ignore further input
 	broken  bool      // the body broke off (not EOF): a call it cut is not run
@@ -278,8 +279,8 @@ func (w *streamRewriter) Close() {
 	switch w.mode {
 	case modeUnknown:
 		w.out = append(w.out, w.lead...)
-		// Nothing but blank bytes came: no answer at all.
-		w.stats.Incomplete = w.api != APIAuto
+		// Nothing but blank bytes came: an event stream with no event.
+		w.stats.Incomplete = w.events0
 	case modeDoc:
 		if !w.docOver {
 			w.rewriteDoc()
@@ -672,6 +673,11 @@ var ErrRewriterClosed = errors.New("toolsieve: read from closed Rewriter")
 func NewRewriter(body io.ReadCloser, api API, opt toolsieve.Options) *Rewriter {
 	return &Rewriter{body: body, w: newStreamRewriter(api, opt)}
 }
+
+// ExpectEvents tells the rewriter, before the first Read, that the body is
+// an event stream (its Content-Type says so): a body that ends before any
+// event then ends with ErrTruncated too.
+func (r *Rewriter) ExpectEvents() { r.w.events0 = true }
 
 // Stats reports what the rewriter has done so far.
 func (r *Rewriter) Stats() RewriteStats { return r.w.stats }

@@ -60,6 +60,7 @@ func FuzzRewriteCut(f *testing.F) {
 				end = io.ErrUnexpectedEOF
 			}
 			r := chat.NewRewriter(io.NopCloser(&cutReader{b: stream[:k], rng: rng, err: end}), api, opt)
+			r.ExpectEvents()
 			out, err := io.ReadAll(r)
 			msg := fmt.Sprintf("%s, streamed calls %v, broken %v, cut at %d of %d, content %q", api, opt.StreamCalls, broken, k, len(stream), content)
 			if errors.Is(err, chat.ErrStreamedCall) {
