@@ -337,7 +337,6 @@ func TestRewriteCutMidCall(t *testing.T) {
 	}
 }
 
-
 // TestRewriteErrorEvents: provider error events pass through unchanged.
 func TestRewriteErrorEvents(t *testing.T) {
 	an := chattest.AnthropicStream([]string{"Hi"})
