@@ -72,7 +72,7 @@ var failures = [...]struct {
 	failTruncated:     {"truncated", http.StatusBadGateway, "server_error", "api_error", ""},
 	failBadPath:       {"bad_path", http.StatusBadRequest, "invalid_request_error", "invalid_request_error", "request path with a \"..\" segment"},
 	failBadMethod:     {"bad_method", http.StatusMethodNotAllowed, "invalid_request_error", "invalid_request_error", "method %s is not forwarded"},
-	failUnauthorized:  {"unauthorized", http.StatusUnauthorized, "invalid_request_error", "authentication_error", "a valid client key is required (Authorization: Bearer KEY, or x-api-key)"},
+	failUnauthorized:  {"unauthorized", http.StatusUnauthorized, "invalid_request_error", "authentication_error", "a valid client key is required (X-Toolsieve-Key, Authorization: Bearer, or x-api-key)"},
 }
 
 func (f failure) String() string { return failures[f].name }
@@ -178,6 +178,12 @@ func writeError(w http.ResponseWriter, api chat.API, f failure, msg string) {
 	if f == failMemoryBudget {
 		h.Set("Retry-After", strconv.Itoa(retryAfter))
 	}
+	switch f {
+	case failUnauthorized:
+		h.Set("WWW-Authenticate", `Bearer realm="toolsieve"`)
+	case failBadMethod:
+		h.Set("Allow", allowedMethods)
+	}
 	if f == failBodyTooLarge || f == failMemoryBudget {
 		// The body was not read to its end: this connection cannot carry
 		// another request.
@@ -282,7 +288,7 @@ func publicCause(err error) string {
 // addressPattern matches what may be an address in an error message: an
 // IPv4 or (bracketed or bare) IPv6 address with an optional port, a host
 // name with a port.
-var addressPattern = regexp.MustCompile(`\[[0-9A-Fa-f:.%]+\](:\d+)?|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|(?:[0-9A-Fa-f]{1,4})?(?:::?[0-9A-Fa-f]{1,4}){2,7}(?:%\w+)?|::1\b|\b[A-Za-z0-9][A-Za-z0-9.-]*:\d{1,5}\b`)
+var addressPattern = regexp.MustCompile(`\[[0-9A-Za-z:.%]+\](:\d+)?|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|(?:[0-9A-Fa-f]{1,4})?(?:::?[0-9A-Fa-f]{1,4}){2,7}(?:%\w+)?|::1\b|\b[A-Za-z0-9][A-Za-z0-9.-]*:\d{1,5}\b`)
 
 // scrubAddresses replaces what may be an address in msg.
 func scrubAddresses(msg string) string {

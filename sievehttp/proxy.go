@@ -81,6 +81,9 @@ type Proxy struct {
 	// bytes for this long (the upstream request is cancelled); 0 means
 	// DefaultClientWriteTimeout, negative never.
 	ClientWriteTimeout time.Duration
+	// ClientKeys, when set, are the keys every request but GET /healthz
+	// must present (see ClientKeys); without one it gets 401.
+	ClientKeys *ClientKeys
 
 	once sync.Once
 	rt   http.RoundTripper
@@ -130,18 +133,18 @@ type exchangeLog struct {
 // ServeHTTP implements http.Handler.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.once.Do(p.init)
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		switch {
-		case r.URL.Path == "/healthz":
-			w.Header().Set("Content-Type", "application/json")
-			if r.Method == http.MethodGet {
-				io.WriteString(w, `{"status":"ok"}`)
-			}
-			return
-		case p.Metrics != nil && r.URL.Path == "/metrics":
-			p.Metrics.ServeHTTP(w, r)
-			return
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if get && r.URL.Path == "/healthz" {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet {
+			io.WriteString(w, `{"status":"ok"}`)
 		}
+		return
+	}
+	keyed := p.ClientKeys == nil || p.ClientKeys.admit(r.Header)
+	if keyed && get && p.Metrics != nil && r.URL.Path == "/metrics" {
+		p.Metrics.ServeHTTP(w, r)
+		return
 	}
 	start := time.Now()
 	lg := &exchangeLog{}
@@ -149,6 +152,20 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := newStatusWriter(w, p.ClientWriteTimeout)
 	p.Metrics.started()
 	defer p.logExchange(r, lg, sw, start)
+	var denied *ExchangeError
+	switch {
+	case !keyed:
+		denied = &ExchangeError{f: failUnauthorized}
+	case refusedMethod(r.Method):
+		denied = &ExchangeError{f: failBadMethod, bound: r.Method}
+	case climbs(r.URL):
+		denied = &ExchangeError{f: failBadPath}
+	}
+	if denied != nil {
+		lg.api = errorAPI(r.URL.Path) // the error's shape; the metrics keep the request's API
+		p.refuse(sw, lg, denied)
+		return
+	}
 	base := p.rt
 	var transport http.RoundTripper
 	if lg.chat {
