@@ -343,7 +343,7 @@ func (s *anStream) feedText(b *anBlock, e *editable, text []byte) {
 	if s.clean {
 		// Only text came out: the upstream event can go out as it is once
 		// all of its text has been released.
-		if e != nil && len(b.carry) == 0 && wholeChars(text) {
+		if e != nil && len(b.carry) == 0 && wholeChars(text) && len(e.ev.Raw) <= maxHeldBytes {
 			s.hold(s, &b.textChan, e.ev, text, e.im)
 			return
 		}

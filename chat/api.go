@@ -113,6 +113,10 @@ type apiStream interface {
 	// ended reports that the stream's finish marker (or an error event of
 	// the upstream) came: the answer is whole.
 	ended() bool
+	// footprint returns the bytes the stream holds in its buffers, and
+	// gives back the scratch a large event grew (shrink).
+	footprint() int
+	shrink()
 }
 
 // codecs is the API switch.

@@ -379,3 +379,44 @@ func TestRewriteCutStrict(t *testing.T) {
 	require.Equal(t, 1, st.Truncated)
 	require.Zero(t, st.Refused)
 }
+
+// TestRewriterFootprint: the rewriter's Footprint follows a large event
+// as it comes (its decoder's buffer and the copies it will take), is
+// reported through Hold as the body is read (many reads before any
+// output), and drops once the event is rewritten; an error of Hold stops
+// the rewriting there.
+func TestRewriterFootprint(t *testing.T) {
+	const size = 2 << 20
+	prose := strings.Repeat("Plain prose of an answer. ", size/20)[:size]
+	stream := chattest.OpenAIStream([]string{"Hello. ", prose, " Bye."})
+	var seen []int64
+	r := chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(stream, 32<<10)), chat.APIOpenAI, toolsieve.Options{})
+	r.Hold = func(fp int64) error {
+		seen = append(seen, fp)
+		return nil
+	}
+	out, err := io.ReadAll(r)
+	require.NoError(t, err)
+	require.Equal(t, "Hello. "+prose+" Bye.", chattest.AccumulateOpenAI(t, out).Text)
+	require.Greater(t, len(seen), size/(32<<10), "Hold is told as the event comes")
+	peak := int64(0)
+	for _, fp := range seen {
+		peak = max(peak, fp)
+	}
+	require.Greater(t, peak, int64(6*size), "the copies of the event are counted before they are made")
+	require.Less(t, peak, int64(12*size))
+	require.Less(t, r.Footprint(), int64(3*size), "given back once the event went out")
+
+	stop := fmt.Errorf("no room")
+	r = chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(stream, 32<<10)), chat.APIOpenAI, toolsieve.Options{})
+	r.Hold = func(fp int64) error {
+		if fp > size {
+			return stop
+		}
+		return nil
+	}
+	out, err = io.ReadAll(r)
+	require.ErrorIs(t, err, stop)
+	require.True(t, bytes.HasSuffix(out, []byte("\n\n")))
+	require.NotContains(t, string(out), prose[:100])
+}

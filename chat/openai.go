@@ -307,7 +307,7 @@ func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (
 	if s.clean {
 		// Only text came out: the upstream events can go out as they are
 		// once all their content has been released.
-		if single && !finishing && toolsM.Start < 0 && contentM.Start >= 0 && len(ch.carry) == 0 && wholeChars(s.in) {
+		if single && !finishing && toolsM.Start < 0 && contentM.Start >= 0 && len(ch.carry) == 0 && wholeChars(s.in) && len(ev.Raw) <= maxHeldBytes {
 			s.hold(s, &ch.textChan, ev, s.in, jsonspan.Member{})
 			return true
 		}
@@ -527,6 +527,21 @@ func (s *oaStream) finish(runaway bool) {
 	}
 	if runaway {
 		w.out = append(w.out, "data: [DONE]\n\n"...)
+	}
+}
+
+// footprint adds the copy of the last chunk (the template of made-up
+// chunks) to the batch buffers.
+func (s *oaStream) footprint() int {
+	return s.textFeed.footprint() + cap(s.last) + cap(s.tmpl) + cap(s.tmp)
+}
+
+// shrink drops scratch grown past maxScratch; the last chunk's copy is
+// kept (made-up chunks need it).
+func (s *oaStream) shrink() {
+	s.textFeed.shrink()
+	if cap(s.tmp) > maxScratch {
+		s.tmp = nil
 	}
 }
 

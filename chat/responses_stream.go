@@ -392,7 +392,7 @@ func (s *rsStream) textDelta(ev *sse.Event, data []byte) {
 	if s.clean {
 		// Only text came out: the upstream event can go out as it is once
 		// all of its text has been released.
-		if len(p.carry) == 0 && wholeChars(s.in) {
+		if len(p.carry) == 0 && wholeChars(s.in) && len(ev.Raw) <= maxHeldBytes {
 			s.hold(s, &p.textChan, ev, s.in, jsonspan.Member{})
 			return
 		}

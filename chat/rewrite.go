@@ -34,7 +34,9 @@ import (
 const maxDocBytes = 64 << 20
 
 // maxHeldBytes caps the whitespace-only text an Anthropic text block holds
-// back before it is opened (see anBlock.held).
+// back before it is opened (see anBlock.held), and the upstream events a
+// content stream holds to pass them on unchanged (textQueue): a larger
+// event is edited instead of copied.
 const maxHeldBytes = 64 << 10
 
 // RewriteStats sums up what a rewriter did, for logs.
@@ -357,6 +359,19 @@ func (w *streamRewriter) events(evs []sse.Event) {
 	}
 }
 
+// shrink gives back scratch that a large event grew (the output buffer
+// once it has been read, the edit and stream buffers between events).
+func (w *streamRewriter) shrink() {
+	for _, b := range [...]*[]byte{&w.out, &w.data, &w.scratch, &w.arena} {
+		if cap(*b) > 4*maxScratch {
+			*b = (*b)[:0:0]
+		}
+	}
+	if w.st != nil {
+		w.st.shrink()
+	}
+}
+
 // emitEvent appends an SSE event with the given type and data.
 func (w *streamRewriter) emitEvent(typ string, data []byte) {
 	w.out = sse.AppendEvent(w.out, typ, data)
@@ -617,6 +632,9 @@ func (q *textQueue) drain(emit func(queued)) {
 
 func (q *textQueue) reset() {
 	q.buf = q.buf[:0]
+	if cap(q.buf) > maxScratch {
+		q.buf = nil // grown by a large event: not kept
+	}
 	clear(q.evs)
 	q.evs = q.evs[:0]
 	q.rel = q.rel[:0]
@@ -653,7 +671,14 @@ type Rewriter struct {
 	// recovered call, runaway and error event (and with a tool_call of
 	// dialect "native" for native calls whose markup arguments were
 	// converted). The event is valid only during the call.
-	Notify  func(*toolsieve.Event)
+	Notify func(*toolsieve.Event)
+	// Hold, when set before the first Read, is called with the
+	// rewriter's Footprint each time it has taken more of the upstream
+	// body (a large event takes many reads before any output). An error
+	// stops the rewriting there: the upstream body is closed and Read
+	// returns the error after the output made before. A proxy keeps its
+	// memory budget with it.
+	Hold    func(footprint int64) error
 	body    io.ReadCloser
 	w       *streamRewriter
 	buf     []byte
@@ -673,6 +698,29 @@ var ErrRewriterClosed = errors.New("toolsieve: read from closed Rewriter")
 func NewRewriter(body io.ReadCloser, api API, opt toolsieve.Options) *Rewriter {
 	return &Rewriter{body: body, w: newStreamRewriter(api, opt)}
 }
+
+// Footprint returns the bytes the rewriter holds in its buffers (their
+// capacity: the SSE decoder's, a whole document being read, the output not
+// read yet, the scratch of the event being rewritten) and, for an event
+// still coming, the copies it will take once whole (eventCopies times what
+// came of it). It is about the largest upstream event (or the whole
+// document) times a small factor; a proxy counts it in its memory budget
+// after each Read, and so knows of a large event before it is rewritten.
+func (r *Rewriter) Footprint() int64 {
+	w := r.w
+	n := w.dec.Footprint() + eventCopies*w.dec.Pending() + cap(w.doc) + cap(w.out) + cap(w.data) + cap(w.scratch) + cap(w.arena) + cap(w.lead) + cap(r.buf)
+	if w.st != nil {
+		n += w.st.footprint()
+	}
+	return int64(n)
+}
+
+// eventCopies is how many copies of an upstream event the rewriting of a
+// large one takes at most besides the decoder's: its content unquoted, the
+// text collected from it, the run edited into it, the event as edited,
+// the output, and (OpenAI) the copy kept as the template of made-up
+// chunks.
+const eventCopies = 6
 
 // ExpectEvents tells the rewriter, before the first Read, that the body is
 // an event stream (its Content-Type says so): a body that ends before any
@@ -712,6 +760,7 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 		}
 		w.out = w.out[:0]
 		r.off = 0
+		w.shrink()
 		if r.buf == nil {
 			r.buf = make([]byte, 32<<10)
 			// The output of a read is about its input: room for it at
@@ -726,6 +775,13 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 				r.body.Close()
 				r.eof, r.err = true, w.fault
 				break
+			}
+			if r.Hold != nil {
+				if herr := r.Hold(r.Footprint()); herr != nil {
+					r.body.Close()
+					r.eof, r.err = true, herr
+					break
+				}
 			}
 		}
 		if err != nil {

@@ -44,6 +44,23 @@ type textFeed struct {
 	clean       bool // only text came out of the parser so far
 }
 
+// footprint returns the capacity of the batch's buffers.
+func (f *textFeed) footprint() int { return cap(f.in) + cap(f.run) + cap(f.tb) }
+
+// shrink drops batch buffers that a large event grew past maxScratch
+// (they are grown again when needed).
+func (f *textFeed) shrink() {
+	for _, b := range [...]*[]byte{&f.in, &f.run, &f.tb} {
+		if cap(*b) > maxScratch {
+			*b = nil
+		}
+	}
+}
+
+// maxScratch is the capacity past which a scratch buffer is not kept
+// between events.
+const maxScratch = 256 << 10
+
 // begin resets the batch state before the current content stream's parser
 // is fed or closed.
 func (f *textFeed) begin() {

@@ -88,6 +88,20 @@ func (h *hold) grow(n int64) bool {
 	return true
 }
 
+// set makes the hold n bytes, growing or shrinking it; false when the
+// growth does not fit (the hold is left as it was).
+func (h *hold) set(n int64) bool {
+	if h.b == nil {
+		return true
+	}
+	if n <= h.n {
+		h.b.release(h.n - n)
+		h.n = n
+		return true
+	}
+	return h.grow(n - h.n)
+}
+
 // free gives everything back; later calls do nothing.
 func (h *hold) free() {
 	h.b.release(h.n)

@@ -90,6 +90,13 @@ type Proxy struct {
 	mem  *budget
 }
 
+// MemoryHeld returns the bytes of the memory budget in use and the budget
+// (0, 0 when unbounded).
+func (p *Proxy) MemoryHeld() (held, budget int64) {
+	p.once.Do(p.init)
+	return p.mem.inUse()
+}
+
 // DefaultClientWriteTimeout is Proxy.ClientWriteTimeout's default.
 const DefaultClientWriteTimeout = 60 * time.Second
 

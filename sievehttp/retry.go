@@ -29,6 +29,14 @@ import (
 // as it comes.
 const maxHeldAnswer = 16 << 20
 
+// docPeak is how many times its size a whole answer takes at the peak of
+// its rewriting: the rewriter collects it (in a buffer grown to up to
+// twice its size), takes its content out, parses it into text and pieces
+// and writes the new document. The budget reserves that much as the answer
+// is read, so that an answer that would not fit is refused (503) before it
+// is rewritten rather than after.
+const docPeak = 7
+
 // Retry reasons: the signals that make an answer bad.
 const (
 	retryRunaway     = "runaway"     // the answer was cut by a runaway
@@ -193,12 +201,12 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			resp.Body = &releasingBody{ReadCloser: resp.Body, x: x}
 			return resp, nil
 		}
-		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt, up: up, hold: hold{b: x.mem},
+		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt, up: up, hold: hold{b: x.mem}, rwHold: hold{b: x.mem},
 			stream: isEventStream(resp.Header.Get("Content-Type"))}
 		if !a.stream {
-			up.held = &a.hold // a whole answer is held by the rewriter as it is read
+			up.held, up.perByte = &a.hold, docPeak // a whole answer is held by the rewriter as it is read
 		}
-		rw.Notify = a.event
+		rw.Notify, rw.Hold = a.event, a.fitRewriter
 		canRetry := n < x.set.Retries && x.body != nil
 		if err := a.gate(ctx, canRetry); err != nil {
 			a.finish(false)
@@ -285,6 +293,10 @@ type attempt struct {
 	up     *watchedBody
 	stream bool
 	hold   hold // the budget's share of what this answer holds
+	// rwHold is the share of a stream's rewriter buffers (its SSE
+	// decoder's above all: up to twice the largest event), set to their
+	// footprint after each read.
+	rwHold hold
 	ctx    context.Context
 
 	buf       []byte            // rewritten output held back
@@ -350,6 +362,23 @@ func (a *attempt) gate(ctx context.Context, canRetry bool) error {
 		}
 	}
 }
+
+// fitRewriter sets the stream's share of the budget to its rewriter's
+// buffers (chat.Rewriter.Hold: as it reads), and fails when they do not
+// fit: a large event that comes while the budget is spent ends the stream
+// (memory_budget), as a whole answer that does not fit is refused.
+func (a *attempt) fitRewriter(footprint int64) error {
+	if a.stream && !a.rwHold.set(max(0, footprint-rewriterBase)) {
+		return &ExchangeError{f: failMemoryBudget}
+	}
+	return nil
+}
+
+// rewriterBase is what a stream's rewriter holds whatever its events (its
+// read buffer, its output, decoder arenas for a read's worth, the parsers'
+// bounded state): not counted, as the connection's own buffers are not.
+// What a large event grows past it is.
+const rewriterBase = 256 << 10
 
 // keep appends p to the held output, reserving the capacity it takes in
 // the budget first; false when the budget cannot give it (p is kept all
@@ -453,6 +482,7 @@ func (a *attempt) finish(delivered bool) {
 	}
 	a.rw.Close()
 	a.hold.free()
+	a.rwHold.free()
 	if delivered {
 		x.release()
 	}

@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -200,6 +202,8 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opt.Tools = tools
 	}
 
+	limit, fromEnv := setMemoryLimit(int64(*memBudget))
+
 	p := sievehttp.NewProxy(up, opt)
 	p.Logger = logger
 	p.Policy = policy
@@ -231,7 +235,8 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", p,
 		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "client_overrides", policy.ClientOverrides,
-		"metrics", *metrics, "memory_budget", int64(*memBudget), "upstream_basic_auth", up.User != nil)
+		"metrics", *metrics, "memory_budget", int64(*memBudget), "memory_limit", limit, "memory_limit_from", fromEnv,
+		"upstream_basic_auth", up.User != nil)
 	if open {
 		logger.Warn("listening on an address other than loopback: anyone who can reach it can use the proxy",
 			"addr", ln.Addr().String(), "client_keys", keys.Len())
@@ -240,6 +245,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Warn(o.String())
 	}
 	proxyListening(ln.Addr())
+	go releaseIdle(ctx, p, int64(*memBudget))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -260,6 +266,52 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// setMemoryLimit sets the Go runtime's soft memory limit to the memory
+// budget, so that the memory the proxy takes from the system follows the
+// budget and not only the bytes the budget counts (the garbage collector
+// works harder as the heap nears it, instead of letting the heap reach
+// twice what is live), unless the operator set GOMEMLIMIT. What the budget
+// does not count (the parsers' bounded state, connection buffers, garbage
+// not collected yet, the binary) is the difference between the budget and
+// the process's size. It returns the limit in force and where it came from
+// ("budget" or "GOMEMLIMIT").
+func setMemoryLimit(budget int64) (int64, string) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1), "GOMEMLIMIT"
+	}
+	debug.SetMemoryLimit(budget)
+	return budget, "budget"
+}
+
+// releaseIdle gives memory back to the system once the proxy holds nothing
+// of its budget: after a load the runtime keeps the heap it grew (garbage
+// is only collected as more is allocated, and free pages go back slowly),
+// so the process would stay at its peak. Every releaseEvery, when nothing
+// is held and the process keeps more than a quarter of the budget (32 MiB
+// at least), it collects and returns what is free.
+func releaseIdle(ctx context.Context, p *sievehttp.Proxy, budget int64) {
+	t := time.NewTicker(releaseEvery)
+	defer t.Stop()
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if held, _ := p.MemoryHeld(); held > 0 {
+			continue
+		}
+		metrics.Read(sample)
+		if kept := int64(sample[0].Value.Uint64() - sample[1].Value.Uint64()); kept > max(32<<20, budget/4) {
+			debug.FreeOSMemory()
+		}
+	}
+}
+
+// releaseEvery is how often releaseIdle looks.
+const releaseEvery = 2 * time.Second
 
 // loopback reports a --listen address that only this machine reaches:
 // localhost or a loopback IP (an empty host, as in ":8080", is every
