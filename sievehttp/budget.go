@@ -1,11 +1,15 @@
 package sievehttp
 
-// The memory budget: one bound on the bytes the policy path holds on
-// purpose, across all requests in flight: request bodies (kept for the
-// model, the tools, history cleaning and retries), answers held back while
-// a retry is possible, and whole JSON answers read for rewriting. Past the
-// budget, a held stream goes out as it comes (no retry left for it), and a
-// request body or a whole answer is refused with 503 and Retry-After.
+// The memory budget: one bound on the bytes the policy path holds, across
+// all requests in flight: request bodies (kept for the model, the tools,
+// history cleaning and retries), answers held back while a retry is
+// possible, whole JSON answers read for rewriting (seven times their size:
+// what their rewriting takes), and the buffers a stream's rewriter grows
+// for a large event. Past the budget, a held stream goes out as it comes
+// (no retry left for it), a request body or a whole answer is refused with
+// 503 and Retry-After, and a stream whose large event does not fit ends
+// with an error. The proxy command also makes it the runtime's memory
+// limit.
 
 import (
 	"sync/atomic"

@@ -46,6 +46,12 @@ import (
 // Retry-After), an upstream that cannot be reached (502) or sends no
 // headers in time (504); a stream already under way that times out, breaks
 // off or carries an event over the size limit ends with an error event.
+// A call cut before the model finished it (the upstream broke off, ended
+// before its finish marker or by the token limit) is never handed on as a
+// call, only whole upstream events are passed on, and every way an
+// upstream body can end gives the client one error in its API's shape;
+// error messages name no address. Paths with a ".." segment get 400,
+// CONNECT and TRACE 405; with ClientKeys, requests without a key 401.
 // Logs never contain request headers, query strings or bodies, so API keys
 // stay out of them. User information in Upstream is sent as Basic
 // authentication on requests that carry no Authorization header (as

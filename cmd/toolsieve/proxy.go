@@ -89,9 +89,11 @@ Flags:
                         it sends its request, between requests, or while it
                         takes none of its answer (default 1m0s)
   --memory-budget SIZE  bytes held across requests: request bodies, answers
-                        held for retries, whole answers being rewritten
-                        (default 256MiB); past it held streams go out
-                        unheld and other requests get 503
+                        held for retries, whole answers being rewritten,
+                        stream buffers grown by large events (default
+                        256MiB); past it held streams go out unheld and
+                        other requests get 503. Also the Go runtime's
+                        memory limit, unless GOMEMLIMIT is set
   --max-request-body SIZE
                         largest request body; larger ones get 413
                         (default 32MiB)
