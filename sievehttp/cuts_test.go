@@ -1,6 +1,7 @@
 package sievehttp
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -257,4 +258,64 @@ func TestProxyCutRetried(t *testing.T) {
 	require.Equal(t, "1", resp.Header.Get(HeaderRetriesOut))
 	require.Contains(t, env.logs.String(), "retry_reasons=truncated")
 	require.EqualValues(t, 1, env.scrape(t)[`toolsieve_retries_total{reason="truncated"}`])
+}
+
+// TestProxyOneError: an upstream that sends its own error event and then
+// breaks off, closes or stalls: the client gets that error and no second
+// one; an upstream that breaks off after the answer's end leaves it whole.
+func TestProxyOneError(t *testing.T) {
+	chattest.NoLeaks(t)
+	heads := map[chat.API][]byte{}
+	for _, api := range cutAPIs {
+		var s []byte
+		switch api {
+		case chat.APIOpenAI:
+			s = chattest.OpenAIStream([]string{"Hello"})
+			s = append(s[:bytes.Index(s, []byte(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{},`))],
+				"data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n"...)
+		case chat.APIAnthropic:
+			s = chattest.AnthropicStream([]string{"Hello"})
+			s = append(s[:bytes.Index(s, []byte("event: content_block_stop"))],
+				"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"...)
+		default:
+			s = chattest.ResponsesStream([]string{"Hello"})
+			s = append(s[:bytes.Index(s, []byte("event: response.output_text.done"))],
+				"event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"boom\",\"param\":null,\"sequence_number\":5}\n\n"...)
+		}
+		heads[api] = s
+	}
+	whole := map[chat.API][]byte{chat.APIOpenAI: chattest.OpenAIStream([]string{"Hello"}),
+		chat.APIAnthropic: chattest.AnthropicStream([]string{"Hello"}), chat.APIResponses: chattest.ResponsesStream([]string{"Hello"})}
+	for _, api := range cutAPIs {
+		for _, after := range []bool{false, true} { // after: a whole answer, then the break
+			streams := map[chat.API][][]byte{api: {heads[api]}}
+			if after {
+				streams[api] = [][]byte{whole[api]}
+			}
+			up := cutUpstream(t, streams)
+			env := newHardEnv(t, up, &Policy{NoBuiltin: true, Default: Rule{IdleTimeoutMS: 100}}, nil)
+			for _, end := range []string{"close", "reset", "stall"} {
+				path, body := cutRequest(api)
+				_, out, err := env.doBody(t, path+fmt.Sprintf("?content=0&k=%d&chunk=0&end=%s", len(streams[api][0]), end), strings.NewReader(body))
+				require.NoError(t, err)
+				var got chattest.Response
+				switch api {
+				case chat.APIOpenAI:
+					got = chattest.AccumulateOpenAI(t, out)
+				case chat.APIAnthropic:
+					got = chattest.AccumulateAnthropic(t, out)
+				default:
+					got = chattest.AccumulateResponsesCut(t, out)
+				}
+				msg := fmt.Sprintf("%s, %s, whole answer first %v", api, end, after)
+				require.Equal(t, "Hello", got.Text, msg)
+				if after {
+					require.Empty(t, got.Errors, msg)
+					continue
+				}
+				require.Len(t, got.Errors, 1, msg)
+				require.NotContains(t, got.Errors[0], "toolsieve", msg) // the upstream's own
+			}
+		}
+	}
 }
