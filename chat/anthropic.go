@@ -695,7 +695,7 @@ func (s *anStream) finish(runaway bool) {
 		for _, b := range s.sortedBlocks() {
 			if b.text && !b.stopped {
 				b.stopped = true
-				if s.endText(b, false) { // at the end of the stream: w.atEOF cuts
+				if s.endText(b, true) { // no message_delta came to say how it ended
 					return
 				}
 			}

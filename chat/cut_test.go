@@ -420,3 +420,26 @@ func TestRewriterFootprint(t *testing.T) {
 	require.True(t, bytes.HasSuffix(out, []byte("\n\n")))
 	require.NotContains(t, string(out), prose[:100])
 }
+
+// TestRewriteNoFinishReason: an answer that ends with its stream's end
+// marker but says nothing of how the model ended ([DONE] without a
+// finish_reason, message_stop without message_delta, a Responses [DONE]
+// without its final event) is whole (no error), but a call its end closed
+// is not the model's: kept as text.
+func TestRewriteNoFinishReason(t *testing.T) {
+	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/us"
+	oa := chattest.OpenAIStream([]string{content})
+	oa = append(oa[:bytes.Index(oa, []byte(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{},`))], "data: [DONE]\n\n"...)
+	an := chattest.AnthropicStream([]string{content})
+	an = append(an[:bytes.Index(an, []byte("event: content_block_stop"))], "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+	rs := chattest.ResponsesStream([]string{content})
+	rs = append(rs[:bytes.Index(rs, []byte("event: response.output_text.done"))], "data: [DONE]\n\n"...)
+	for api, in := range map[chat.API][]byte{chat.APIOpenAI: oa, chat.APIAnthropic: an, chat.APIResponses: rs} {
+		out, st := chattest.RewriteAll(t, in, api, toolsieve.Options{}, 5)
+		got := accumulateCut(t, api, out)
+		require.Empty(t, got.Calls, api.String())
+		require.Equal(t, content, got.Text, api.String())
+		require.Equal(t, 1, st.Truncated, api.String())
+		require.False(t, st.Incomplete, api.String())
+	}
+}

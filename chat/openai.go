@@ -511,7 +511,10 @@ func (s *oaStream) finish(runaway bool) {
 		s.cur = ch
 		s.begin()
 		if !runaway {
-			s.processEnd(s, &ch.textChan, ch.p.Close(), false) // at [DONE]; at the end of the stream w.atEOF cuts
+			// No finish_reason came for the choice: its end is not the
+			// model's own as far as anyone knows (at [DONE], or at the end
+			// of the stream).
+			s.processEnd(s, &ch.textChan, ch.p.Close(), true)
 		}
 		if s.clean {
 			s.settle(s, &ch.textChan, nil, !runaway)

@@ -175,7 +175,7 @@ func (s *rsStream) waiting(ev *sse.Event) bool {
 	}
 	cut := true
 	switch typ {
-	case "response.output_item.added", "response.content_part.added", "response.completed", "[DONE]":
+	case "response.output_item.added", "response.content_part.added", "response.completed":
 		cut = false
 	case "response.incomplete", "response.failed", "error":
 	default:
@@ -787,10 +787,14 @@ func (s *rsStream) finish(runaway bool) {
 		return
 	}
 	if !runaway {
+		// The response never said how it ended ([DONE] without a final
+		// event, or the end of the stream): a call its end closed was cut.
 		if s.wait != nil {
-			s.resolve(true) // the response never said how it ended
+			s.resolve(true)
 		}
+		s.finalCut = true
 		s.endParts()
+		s.finalCut = false
 		return
 	}
 	s.over = true
