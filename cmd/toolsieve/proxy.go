@@ -290,7 +290,7 @@ func setMemoryLimit(budget int64) (int64, string) {
 // of its budget: after a load the runtime keeps the heap it grew (garbage
 // is only collected as more is allocated, and free pages go back slowly),
 // so the process would stay at its peak. Every releaseEvery, when nothing
-// is held and the process keeps more than a quarter of the budget (32 MiB
+// is held and the process keeps more than a quarter of the budget (16 MiB
 // at least), it collects and returns what is free.
 func releaseIdle(ctx context.Context, p *sievehttp.Proxy, budget int64) {
 	t := time.NewTicker(releaseEvery)
@@ -306,7 +306,7 @@ func releaseIdle(ctx context.Context, p *sievehttp.Proxy, budget int64) {
 			continue
 		}
 		metrics.Read(sample)
-		if kept := int64(sample[0].Value.Uint64() - sample[1].Value.Uint64()); kept > max(32<<20, budget/4) {
+		if kept := int64(sample[0].Value.Uint64() - sample[1].Value.Uint64()); kept > max(16<<20, budget/4) {
 			debug.FreeOSMemory()
 		}
 	}
