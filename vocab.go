@@ -44,6 +44,7 @@ const (
 	ReasonStrayClosers    = fsm.RunawayStrayClosers
 	ReasonUndeclaredTool  = fsm.ErrorUndeclaredTool
 	ReasonRefused         = fsm.ErrorRefused
+	ReasonTruncated       = fsm.ErrorTruncated
 )
 
 // RepairNames returns the names of the repairs vocabulary.

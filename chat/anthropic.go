@@ -23,6 +23,14 @@ type anStream struct {
 	tokens []byte // the last output_tokens value seen
 	cur    *anBlock
 	last   *anBlock // the last text block started
+	// The end of the message: message_stop, or an error event.
+	stopped, errored bool
+	// wait holds what came after a text block's stop whose last batch
+	// holds a call the end closed, until the stop reason tells whether
+	// the model ended there (cut.go); waitCut is the verdict while the
+	// held events are replayed.
+	wait    *cutWait
+	waitCut bool
 
 	ms, dms, bms []jsonspan.Member
 	edits        []jsonspan.Edit
@@ -64,6 +72,9 @@ type heldDelta struct {
 func (s *anStream) event(ev *sse.Event) {
 	w := s.w
 	data := ev.Data
+	if s.wait != nil && s.waiting(ev) {
+		return
+	}
 	if !w.validEvent(ev) {
 		return
 	}
@@ -86,16 +97,13 @@ func (s *anStream) event(ev *sse.Event) {
 	case "content_block_stop":
 		s.blockStop(ev, data)
 	case "message_delta":
-		s.closeTextBlocks()
+		reason, sm, hasReason := stopReason(data, s.ms, &s.dms)
+		s.closeTextBlocks(!hasReason || !naturalEnd(reason))
 		if w.stopped {
 			return
 		}
-		if dm, has := jsonspan.Lookup(data, s.ms, "delta"); has {
-			if s.dms, ok = s.w.ix.Members(data, dm.Start, s.dms[:0]); ok {
-				if m, has := jsonspan.Lookup(data, s.dms, "stop_reason"); has && s.calls > 0 && !keepsFinish(jsonspan.StringBody(data, m)) {
-					s.edits = append(s.edits, jsonspan.Edit{Start: m.Start, End: m.End, Repl: []byte(`"tool_use"`)})
-				}
-			}
+		if hasReason && s.calls > 0 && w.stats.Truncated == 0 && !keepsFinish(reason) {
+			s.edits = append(s.edits, jsonspan.Edit{Start: sm.Start, End: sm.End, Repl: []byte(`"tool_use"`)})
 		}
 		s.noteTokens(data, s.ms)
 		w.emitEdited(ev, s.edits)
@@ -107,11 +115,80 @@ func (s *anStream) event(ev *sse.Event) {
 		}
 		w.out = append(w.out, ev.Raw...)
 	default: // message_stop, ping, error, unknown
+		switch typ {
+		case "message_stop":
+			s.stopped = true
+		case "error":
+			s.errored, w.stats.UpstreamError = true, true
+		}
 		if typ != "message_stop" && s.holdPass(ev) {
 			return
 		}
 		w.out = append(w.out, ev.Raw...)
 	}
+}
+
+// stopReason reads the stop_reason of a message_delta (ms its members,
+// dms scratch): its value when it is a string, and its span.
+func stopReason(data []byte, ms []jsonspan.Member, dms *[]jsonspan.Member) ([]byte, jsonspan.Member, bool) {
+	dm, has := jsonspan.Lookup(data, ms, "delta")
+	if !has {
+		return nil, jsonspan.Member{}, false
+	}
+	var ok bool
+	if *dms, ok = jsonspan.Members(data, dm.Start, (*dms)[:0]); !ok {
+		return nil, jsonspan.Member{}, false
+	}
+	m, has := jsonspan.Lookup(data, *dms, "stop_reason")
+	if !has || !jsonspan.IsString(data, m) {
+		return nil, m, false
+	}
+	return jsonspan.StringBody(data, m), m, true
+}
+
+// ended reports message_stop or an error event.
+func (s *anStream) ended() bool { return s.stopped || s.errored }
+
+// waiting handles an event that comes while a text block's end waits for
+// the stop reason (cut.go): the next block's start says the model went on
+// (it ended the block itself), a message_delta says it with its stop
+// reason, message_stop, an error or too much in between say it was cut.
+// Other events wait too. It reports an event that was held.
+func (s *anStream) waiting(ev *sse.Event) bool {
+	typ, data, ms := eventType(ev)
+	cut := true
+	switch typ {
+	case "content_block_start":
+		cut = false
+	case "message_delta":
+		var dms []jsonspan.Member
+		reason, _, has := stopReason(data, ms, &dms)
+		cut = !has || !naturalEnd(reason)
+	case "message_stop", "error":
+	default:
+		if !s.wait.add(ev) {
+			s.resolve(true) // too much in between: taken as cut (ev is replayed with the rest)
+		}
+		return true
+	}
+	s.resolve(cut)
+	return s.w.stopped // a runaway ended the stream while replaying
+}
+
+// resolve replays the events held by the wait with its verdict: first the
+// stop of the text block whose batch waited, then what followed it.
+func (s *anStream) resolve(cut bool) {
+	q := s.wait
+	s.wait, s.waitCut = nil, cut
+	for i := range q.evs {
+		if s.w.stopped {
+			break
+		}
+		s.w.arena = s.w.arena[:0]
+		s.w.ix.Reset()
+		s.event(&q.evs[i])
+	}
+	s.waitCut = false
 }
 
 // noteTokens remembers usage.output_tokens for a message_delta made up
@@ -266,7 +343,7 @@ func (s *anStream) feedText(b *anBlock, e *editable, text []byte) {
 	if s.clean {
 		// Only text came out: the upstream event can go out as it is once
 		// all of its text has been released.
-		if e != nil && len(b.carry) == 0 && wholeChars(text) {
+		if e != nil && len(b.carry) == 0 && wholeChars(text) && len(e.ev.Raw) <= maxHeldBytes {
 			s.hold(s, &b.textChan, e.ev, text, e.im)
 			return
 		}
@@ -518,13 +595,25 @@ func (s *anStream) blockStop(ev *sse.Event, data []byte) {
 		w.out = append(w.out, ev.Raw...)
 		return
 	}
-	b.stopped = true
 	if !b.text {
+		b.stopped = true
 		s.reindex(data, im, up, b.out)
 		w.emitEdited(ev, s.edits)
 		return
 	}
-	if s.endText(b) {
+	evs, cut := b.closing, s.waitCut
+	if evs != nil {
+		b.closing = nil // replayed: its batch waited for the stop reason
+	} else if evs = b.p.Close(); closesCall(evs) {
+		// The stop reason, still to come, says whether the call the end
+		// of the block closed is the model's.
+		b.closing = cloneEvents(evs)
+		s.wait = &cutWait{}
+		s.wait.add(ev)
+		return
+	}
+	b.stopped = true
+	if s.endBatch(b, evs, cut) {
 		return
 	}
 	switch {
@@ -544,11 +633,17 @@ func (s *anStream) blockStop(ev *sse.Event, data []byte) {
 	s.dropHeld(b)
 }
 
-// endText closes b's parser and sends what it held. It reports a runaway.
-func (s *anStream) endText(b *anBlock) bool {
+// endText closes b's parser and sends what it held; cut says the message
+// was cut (cut.go). It reports a runaway.
+func (s *anStream) endText(b *anBlock, cut bool) bool {
+	return s.endBatch(b, b.p.Close(), cut)
+}
+
+// endBatch sends what the last batch of b's parser holds.
+func (s *anStream) endBatch(b *anBlock, evs []toolsieve.Event, cut bool) bool {
 	s.cur = b
 	s.begin()
-	if s.process(s, &b.textChan, b.p.Close()) {
+	if s.processEnd(s, &b.textChan, evs, cut) {
 		s.finish(true)
 		return true
 	}
@@ -560,12 +655,12 @@ func (s *anStream) endText(b *anBlock) bool {
 }
 
 // closeTextBlocks ends text blocks that were never stopped (before
-// message_delta).
-func (s *anStream) closeTextBlocks() {
+// message_delta, whose stop reason says whether the message was cut).
+func (s *anStream) closeTextBlocks(cut bool) {
 	for _, b := range s.sortedBlocks() {
 		if b.text && !b.stopped {
 			b.stopped = true
-			if s.endText(b) {
+			if s.endText(b, cut) {
 				return
 			}
 			s.closeOpen(b)
@@ -594,10 +689,13 @@ func (s *anStream) finish(runaway bool) {
 		return // the stream ends with an error, not as an answer
 	}
 	if !runaway {
+		if s.wait != nil {
+			s.resolve(true) // no stop reason came
+		}
 		for _, b := range s.sortedBlocks() {
 			if b.text && !b.stopped {
 				b.stopped = true
-				if s.endText(b) {
+				if s.endText(b, true) { // no message_delta came to say how it ended
 					return
 				}
 			}
@@ -655,7 +753,11 @@ func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 		return dst, false
 	}
 	var edits []jsonspan.Edit
-	calls, cut := 0, false // cut: a runaway cut a text block
+	calls, cut, truncated := 0, false, false // cut: a runaway cut a text block
+	sm, hasStop := jsonspan.Lookup(doc, ms, "stop_reason")
+	// Only the last block can have been cut by the limit: the model went
+	// on after the others.
+	limited := hasStop && jsonspan.IsString(doc, sm) && !naturalEnd(jsonspan.StringBody(doc, sm))
 	for k, el := range els {
 		bms, ok := jsonspan.Members(doc, el.Start, nil)
 		if !ok {
@@ -670,8 +772,9 @@ func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 			continue
 		}
 		text := jsonspan.AppendUnquoted(nil, doc[xm.Start:xm.End])
-		d, stop := w.parseDoc(text, true, k)
+		d, stop := w.parseDoc(text, true, k, limited && k == len(els)-1)
 		cut = cut || stop
+		truncated = truncated || d.cut
 		if len(d.pieces) == 1 && d.pieces[0].kind == runText && bytes.Equal(d.pieces[0].b, text) {
 			continue
 		}
@@ -721,11 +824,11 @@ func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 		}
 		edits = append(edits, jsonspan.Edit{Start: el.Start, End: el.End, Repl: repl})
 	}
-	if sm, has := jsonspan.Lookup(doc, ms, "stop_reason"); has {
+	if hasStop {
 		switch {
 		case cut:
 			edits = append(edits, jsonspan.Edit{Start: sm.Start, End: sm.End, Repl: []byte(`"max_tokens"`)})
-		case calls > 0 && !keepsFinish(jsonspan.StringBody(doc, sm)):
+		case calls > 0 && !truncated && !keepsFinish(jsonspan.StringBody(doc, sm)):
 			edits = append(edits, jsonspan.Edit{Start: sm.Start, End: sm.End, Repl: []byte(`"tool_use"`)})
 		}
 	}

@@ -110,6 +110,13 @@ type apiStream interface {
 	event(ev *sse.Event)
 	// finish ends the stream: at its end, or after a runaway.
 	finish(runaway bool)
+	// ended reports that the stream's finish marker (or an error event of
+	// the upstream) came: the answer is whole.
+	ended() bool
+	// footprint returns the bytes the stream holds in its buffers, and
+	// gives back the scratch a large event grew (shrink).
+	footprint() int
+	shrink()
 }
 
 // codecs is the API switch.

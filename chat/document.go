@@ -16,6 +16,7 @@ type docParse struct {
 	text, reasoning []byte
 	calls           []callOut
 	pieces          []docPiece // in order, for Anthropic content blocks
+	cut             bool       // a call was cut before the model finished it (cut.go)
 }
 
 // docPiece is one output block: text, reasoning or a call.
@@ -33,11 +34,19 @@ func (d *docParse) add(kind runKind, b []byte) {
 	d.pieces = append(d.pieces, docPiece{kind: kind, b: append([]byte(nil), b...)})
 }
 
-func (w *streamRewriter) parseDoc(content []byte, anthropic bool, n int) (d docParse, stop bool) {
+// parseDoc parses a whole content string; cut says the response says it
+// was cut (its finish reason or status is not the model's own end): a call
+// its end closed is then kept as text (cut.go).
+func (w *streamRewriter) parseDoc(content []byte, anthropic bool, n int, cut bool) (d docParse, stop bool) {
 	p := w.newParser(anthropic, n)
+	defer func() { w.cutting = false }()
+	var c textChan // for the cut's report
 	for _, evs := range [2][]toolsieve.Event{p.Feed(content), nil} {
 		if evs == nil {
 			evs = p.Close()
+			if w.cutting = cut; cut {
+				w.markCuts(evs)
+			}
 		}
 		for i := range evs {
 			e := &evs[i]
@@ -51,6 +60,13 @@ func (w *streamRewriter) parseDoc(content []byte, anthropic bool, n int) (d docP
 					d.add(runReasoning, e.Text)
 				}
 			case toolsieve.ToolCall:
+				if w.isCut(e) {
+					d.text = append(d.text, e.Raw...)
+					d.add(runText, e.Raw)
+					w.reportTruncated(&c, e, false)
+					d.cut = true
+					continue
+				}
 				w.report(e)
 				c := callOut{id: e.ID, name: e.Name, args: append([]byte(nil), callArgs(e)...)}
 				d.calls = append(d.calls, c)
@@ -59,6 +75,10 @@ func (w *streamRewriter) parseDoc(content []byte, anthropic bool, n int) (d docP
 				w.report(e)
 				return d, true
 			case toolsieve.Error, toolsieve.Discard:
+				if w.refusedCut(e) {
+					w.stats.Truncated++
+					d.cut = true
+				}
 				w.report(e)
 			}
 		}

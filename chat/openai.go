@@ -22,6 +22,8 @@ type oaStream struct {
 	shape   oaShape // the shape of the last chunk of content only (openai_shape.go)
 	typ     string  // the SSE event name the upstream uses (normally none)
 	cur     *oaChoice
+	done    bool // [DONE] came
+	errored bool // the upstream sent an error chunk
 
 	ms, cms, dms, tms, fms []jsonspan.Member
 	lms                    []jsonspan.Member // the members of last, for tmpl
@@ -78,6 +80,7 @@ func (s *oaStream) event(ev *sse.Event) {
 	w := s.w
 	data := ev.Data
 	if (len(data) == 0 || data[0] != '{') && string(bytes.TrimSpace(data)) == "[DONE]" { // a chunk is not trimmed
+		s.done = true
 		s.finish(false)
 		w.out = append(w.out, ev.Raw...)
 		return
@@ -92,6 +95,9 @@ func (s *oaStream) event(ev *sse.Event) {
 	s.ms, ok = w.ix.Members(data, 0, s.ms[:0])
 	cm, has := jsonspan.Lookup(data, s.ms, "choices")
 	if !ok || !has {
+		if _, isErr := jsonspan.Lookup(data, s.ms, "error"); isErr {
+			s.errored, w.stats.UpstreamError = true, true // the upstream ends the stream with its error
+		}
 		w.out = append(w.out, ev.Raw...) // usage, error or other chunk without choices
 		return
 	}
@@ -110,7 +116,7 @@ func (s *oaStream) event(ev *sse.Event) {
 		}
 		queued = s.choiceDelta(ev, data, el, len(s.els) == 1)
 	}
-	if !queued {
+	if !queued && w.fault == nil { // a fault ends the stream with its error instead
 		w.emitEdited(ev, s.edits)
 	}
 	if w.stopped {
@@ -283,7 +289,7 @@ func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (
 		cut = s.process(s, &ch.textChan, ch.p.Feed(s.in))
 	}
 	if !cut && finishing {
-		cut = s.process(s, &ch.textChan, ch.p.Close())
+		cut = s.processEnd(s, &ch.textChan, ch.p.Close(), !naturalEnd(jsonspan.StringBody(data, fm)))
 	}
 	if cut {
 		// What came before the loop went out in chunks of its own; a chunk
@@ -301,7 +307,7 @@ func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (
 	if s.clean {
 		// Only text came out: the upstream events can go out as they are
 		// once all their content has been released.
-		if single && !finishing && toolsM.Start < 0 && contentM.Start >= 0 && len(ch.carry) == 0 && wholeChars(s.in) {
+		if single && !finishing && toolsM.Start < 0 && contentM.Start >= 0 && len(ch.carry) == 0 && wholeChars(s.in) && len(ev.Raw) <= maxHeldBytes {
 			s.hold(s, &ch.textChan, ev, s.in, jsonspan.Member{})
 			return true
 		}
@@ -313,7 +319,7 @@ func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (
 	if finishing {
 		s.endNative(ch, -1)
 		ch.closed = true
-		if ch.calls > 0 && !keepsFinish(jsonspan.StringBody(data, fm)) {
+		if ch.calls > 0 && !ch.cut && !keepsFinish(jsonspan.StringBody(data, fm)) {
 			s.edits = append(s.edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"tool_calls"`)})
 		}
 	}
@@ -505,7 +511,10 @@ func (s *oaStream) finish(runaway bool) {
 		s.cur = ch
 		s.begin()
 		if !runaway {
-			s.process(s, &ch.textChan, ch.p.Close())
+			// No finish_reason came for the choice: its end is not the
+			// model's own as far as anyone knows (at [DONE], or at the end
+			// of the stream).
+			s.processEnd(s, &ch.textChan, ch.p.Close(), true)
 		}
 		if s.clean {
 			s.settle(s, &ch.textChan, nil, !runaway)
@@ -522,6 +531,38 @@ func (s *oaStream) finish(runaway bool) {
 	if runaway {
 		w.out = append(w.out, "data: [DONE]\n\n"...)
 	}
+}
+
+// footprint adds the copy of the last chunk (the template of made-up
+// chunks) to the batch buffers.
+func (s *oaStream) footprint() int {
+	return s.textFeed.footprint() + cap(s.last) + cap(s.tmpl) + cap(s.tmp)
+}
+
+// shrink drops scratch grown past maxScratch; the last chunk's copy is
+// kept (made-up chunks need it).
+func (s *oaStream) shrink() {
+	s.textFeed.shrink()
+	if cap(s.tmp) > maxScratch {
+		s.tmp = nil
+	}
+}
+
+// ended reports [DONE], an error chunk, or every choice finished.
+func (s *oaStream) ended() bool {
+	if s.done || s.errored {
+		return true
+	}
+	n := 0
+	for _, ch := range s.choices {
+		if ch != nil {
+			if !ch.closed {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // ---- whole responses, content reading and history ----
@@ -554,10 +595,12 @@ func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 		}
 		var d docParse
 		var cut bool // a runaway cut the content
+		fm, hasFinish := jsonspan.Lookup(doc, cms, "finish_reason")
+		limited := hasFinish && jsonspan.IsString(doc, fm) && !naturalEnd(jsonspan.StringBody(doc, fm))
 		cont, hasContent := jsonspan.Lookup(doc, mms, "content")
 		if hasContent && jsonspan.IsString(doc, cont) {
 			text := jsonspan.AppendUnquoted(nil, doc[cont.Start:cont.End])
-			d, cut = w.parseDoc(text, false, k)
+			d, cut = w.parseDoc(text, false, k, limited)
 			if !bytes.Equal(d.text, text) || len(d.calls) > 0 {
 				v := []byte("null")
 				if len(d.calls) == 0 || !isBlank(d.text) {
@@ -602,11 +645,11 @@ func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 			default:
 				edits = append(edits, jsonspan.InsertMember(mms, mm.End, "tool_calls", append(append([]byte("["), arr...), ']')))
 			}
-			if fm, has := jsonspan.Lookup(doc, cms, "finish_reason"); has && !cut && !keepsFinish(jsonspan.StringBody(doc, fm)) {
+			if hasFinish && !cut && !d.cut && !keepsFinish(jsonspan.StringBody(doc, fm)) {
 				edits = append(edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"tool_calls"`)})
 			}
 		}
-		if fm, has := jsonspan.Lookup(doc, cms, "finish_reason"); has && cut {
+		if hasFinish && cut {
 			edits = append(edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"length"`)})
 		}
 	}

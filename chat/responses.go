@@ -60,19 +60,22 @@ func (responses) responseText(t *DocText, doc []byte, ms []jsonspan.Member) bool
 }
 
 func (responses) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
-	_, els, ok := w.docArray(doc, "output")
+	ms, els, ok := w.docArray(doc, "output")
 	if !ok {
 		return dst, false
 	}
+	// A response that did not complete was cut in its last item.
+	sm, hasStatus := jsonspan.Lookup(doc, ms, "status")
+	limited := hasStatus && jsonspan.IsString(doc, sm) && string(jsonspan.StringBody(doc, sm)) != "completed"
 	var out [][]byte
 	changed, cut := false, false
 	parsers := 0
-	for _, el := range els {
+	for k, el := range els {
 		if cut {
 			changed = true // items after a runaway are dropped
 			continue
 		}
-		items, ch, stop := w.docItem(doc, el, &parsers)
+		items, ch, stop := w.docItem(doc, el, &parsers, limited && k == len(els)-1)
 		out, changed, cut = append(out, items...), changed || ch, stop
 	}
 	if !changed {
@@ -87,8 +90,9 @@ func (responses) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 
 // docItem rewrites one output item of a whole response: a message whose
 // text holds markup becomes the messages, reasoning and function_call
-// items it is made of.
-func (w *streamRewriter) docItem(doc []byte, el jsonspan.Span, parsers *int) (items [][]byte, changed, cut bool) {
+// items it is made of. limited says the response was cut in this item: a
+// call the end of its last text part closed is kept as text.
+func (w *streamRewriter) docItem(doc []byte, el jsonspan.Span, parsers *int, limited bool) (items [][]byte, changed, cut bool) {
 	raw := doc[el.Start:el.End]
 	ims, _ := jsonspan.Members(doc, el.Start, nil)
 	tm, _ := jsonspan.Lookup(doc, ims, "type")
@@ -117,7 +121,7 @@ func (w *streamRewriter) docItem(doc []byte, el jsonspan.Span, parsers *int) (it
 		}
 		cur = nil
 	}
-	for _, pt := range parts {
+	for k, pt := range parts {
 		praw := doc[pt.Start:pt.End]
 		pms, _ := jsonspan.Members(doc, pt.Start, nil)
 		ptm, _ := jsonspan.Lookup(doc, pms, "type")
@@ -127,7 +131,7 @@ func (w *streamRewriter) docItem(doc []byte, el jsonspan.Span, parsers *int) (it
 			continue
 		}
 		text := jsonspan.AppendUnquoted(nil, doc[xm.Start:xm.End])
-		d, stop := w.parseDoc(text, false, *parsers)
+		d, stop := w.parseDoc(text, false, *parsers, limited && k == len(parts)-1)
 		*parsers++
 		if !stop && (len(d.pieces) == 0 && len(text) == 0 || len(d.pieces) == 1 && d.pieces[0].kind == runText && bytes.Equal(d.pieces[0].b, text)) {
 			cur = append(cur, praw)

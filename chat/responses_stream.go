@@ -38,8 +38,16 @@ type rsStream struct {
 	resp    []byte          // the response object of response.created / in_progress
 	parsers int
 	changed bool // items were inserted, dropped or edited
-	ended   bool // the final event went out
+	over    bool // the final event went out
+	done    bool // [DONE] came
+	errored bool // the upstream sent an error event
 	cur     *rsPart
+	// wait holds what came after a text part's end whose last batch holds
+	// a call the end closed, until the response's end tells whether the
+	// model ended there (cut.go); waitCut is the verdict while the held
+	// events are replayed, finalCut the final event's.
+	wait              *cutWait
+	waitCut, finalCut bool
 
 	ms, sms []jsonspan.Member
 	sedits  []jsonspan.Edit
@@ -105,7 +113,11 @@ var rsKeep = rsTarget{out: -1, ci: -1} // as they are
 func (s *rsStream) event(ev *sse.Event) {
 	w := s.w
 	data := ev.Data
-	if s.ended || string(bytes.TrimSpace(data)) == "[DONE]" {
+	if s.wait != nil && s.waiting(ev) {
+		return
+	}
+	if s.over || string(bytes.TrimSpace(data)) == "[DONE]" {
+		s.done = s.done || !s.over // a server that ends its stream as chat completions do
 		w.out = append(w.out, ev.Raw...)
 		return
 	}
@@ -138,10 +150,58 @@ func (s *rsStream) event(ev *sse.Event) {
 	case "response.output_item.done":
 		s.itemDone(ev, data)
 	case "response.completed", "response.incomplete", "response.failed":
-		s.final(ev, data)
+		w.stats.UpstreamError = typ == "response.failed"
+		s.final(ev, data, typ != "response.completed")
+	case "error":
+		s.errored, w.stats.UpstreamError = true, true
+		s.other(ev, data)
 	default:
 		s.other(ev, data)
 	}
+}
+
+// ended reports the final event, [DONE] or an error event.
+func (s *rsStream) ended() bool { return s.over || s.done || s.errored }
+
+// waiting handles an event that comes while a text part's end waits for
+// the response's end (cut.go): a new item or part says the model went on
+// (it ended the part itself), the final event says it by its status, an
+// error or too much in between say it was cut. Other events wait too. It
+// reports an event that was held.
+func (s *rsStream) waiting(ev *sse.Event) bool {
+	typ, _, _ := eventType(ev)
+	if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
+		typ = "[DONE]"
+	}
+	cut := true
+	switch typ {
+	case "response.output_item.added", "response.content_part.added", "response.completed":
+		cut = false
+	case "response.incomplete", "response.failed", "error":
+	default:
+		if !s.wait.add(ev) {
+			s.resolve(true) // too much in between: taken as cut (ev is replayed with the rest)
+		}
+		return true
+	}
+	s.resolve(cut)
+	return s.over || s.w.stopped // a runaway or a fault ended the stream while replaying
+}
+
+// resolve replays the events held by the wait with its verdict: first the
+// event that ended the text part whose batch waited, then what followed.
+func (s *rsStream) resolve(cut bool) {
+	q := s.wait
+	s.wait, s.waitCut = nil, cut
+	for i := range q.evs {
+		if s.over || s.w.stopped {
+			break
+		}
+		s.w.arena = s.w.arena[:0]
+		s.w.ix.Reset()
+		s.event(&q.evs[i])
+	}
+	s.waitCut = false
 }
 
 // at returns the item and (with content_index) the part an event is about;
@@ -332,7 +392,7 @@ func (s *rsStream) textDelta(ev *sse.Event, data []byte) {
 	if s.clean {
 		// Only text came out: the upstream event can go out as it is once
 		// all of its text has been released.
-		if len(p.carry) == 0 && wholeChars(s.in) {
+		if len(p.carry) == 0 && wholeChars(s.in) && len(ev.Raw) <= maxHeldBytes {
 			s.hold(s, &p.textChan, ev, s.in, jsonspan.Member{})
 			return
 		}
@@ -534,12 +594,23 @@ func (s *rsStream) callEnd(sc *streamedCall) {
 	s.outs[sc.out].json = item
 }
 
-// endPart closes p's parser and sends what it held. It reports a runaway.
-func (s *rsStream) endPart(p *rsPart) bool {
+// endPart closes p's parser and sends what it held. It reports a runaway,
+// or a batch that waits for the response's end (cut.go): ev, the upstream
+// event that ended the part (nil: its end is known), waits with it.
+func (s *rsStream) endPart(p *rsPart, ev *sse.Event) bool {
+	evs := p.closing
+	if evs != nil {
+		p.closing = nil // replayed: its batch waited for the response's end
+	} else if evs = p.p.Close(); ev != nil && closesCall(evs) {
+		p.closing = cloneEvents(evs)
+		s.wait = &cutWait{}
+		s.wait.add(ev)
+		return true
+	}
 	p.ended = true
 	s.cur = p
 	s.begin()
-	if s.process(s, &p.textChan, p.p.Close()) {
+	if s.processEnd(s, &p.textChan, evs, s.waitCut || s.finalCut) {
 		s.finish(true)
 		return true
 	}
@@ -554,7 +625,7 @@ func (s *rsStream) endPart(p *rsPart) bool {
 func (s *rsStream) endParts() bool {
 	for _, it := range s.order {
 		for _, p := range it.parts {
-			if p.text && !p.ended && s.endPart(p) {
+			if p.text && !p.ended && s.endPart(p, nil) {
 				return true
 			}
 		}
@@ -570,7 +641,7 @@ func (s *rsStream) partDone(ev *sse.Event, data []byte, part bool) {
 		s.other(ev, data)
 		return
 	}
-	if p.text && !p.ended && s.endPart(p) {
+	if p.text && !p.ended && s.endPart(p, ev) {
 		return
 	}
 	if p.ci < 0 || p.closed {
@@ -614,7 +685,7 @@ func (s *rsStream) itemDone(ev *sse.Event, data []byte) {
 		return
 	}
 	for _, p := range it.parts {
-		if p.text && !p.ended && s.endPart(p) {
+		if p.text && !p.ended && s.endPart(p, ev) {
 			return
 		}
 	}
@@ -661,9 +732,13 @@ func (s *rsStream) other(ev *sse.Event, data []byte) {
 	s.send(ev.Raw, data, t, nil)
 }
 
-// final passes the response's final event on, its output as streamed.
-func (s *rsStream) final(ev *sse.Event, data []byte) {
-	if s.endParts() {
+// final passes the response's final event on, its output as streamed;
+// cut is set for a response that did not complete.
+func (s *rsStream) final(ev *sse.Event, data []byte, cut bool) {
+	s.finalCut = cut
+	stop := s.endParts()
+	s.finalCut = false
+	if stop || s.w.stopped {
 		return
 	}
 	var edits []jsonspan.Edit
@@ -676,7 +751,7 @@ func (s *rsStream) final(ev *sse.Event, data []byte) {
 			}
 		}
 	}
-	s.ended = true
+	s.over = true
 	s.send(ev.Raw, data, rsKeep, edits)
 }
 
@@ -708,14 +783,21 @@ func (s *rsStream) finish(runaway bool) {
 	if s.w.fault != nil {
 		return // the stream ends with an error, not as an answer
 	}
-	if s.ended {
+	if s.over {
 		return
 	}
 	if !runaway {
+		// The response never said how it ended ([DONE] without a final
+		// event, or the end of the stream): a call its end closed was cut.
+		if s.wait != nil {
+			s.resolve(true)
+		}
+		s.finalCut = true
 		s.endParts()
+		s.finalCut = false
 		return
 	}
-	s.ended = true
+	s.over = true
 	cur := s.cur
 	for _, it := range s.order {
 		if !it.msg || it.done {
@@ -723,7 +805,7 @@ func (s *rsStream) finish(runaway bool) {
 		}
 		for _, p := range it.parts {
 			if p.text && !p.ended && p != cur {
-				s.endPart(p) // another message's text so far
+				s.endPart(p, nil) // another message's text so far
 			}
 		}
 		s.closeReasoning(it)

@@ -34,7 +34,9 @@ import (
 const maxDocBytes = 64 << 20
 
 // maxHeldBytes caps the whitespace-only text an Anthropic text block holds
-// back before it is opened (see anBlock.held).
+// back before it is opened (see anBlock.held), and the upstream events a
+// content stream holds to pass them on unchanged (textQueue): a larger
+// event is edited instead of copied.
 const maxHeldBytes = 64 << 10
 
 // RewriteStats sums up what a rewriter did, for logs.
@@ -50,6 +52,20 @@ type RewriteStats struct {
 	Unrecovered int
 	Refused     int // calls refused by strict mode (Options.Strict)
 	EmptyBlocks int // call wrappers holding no call
+	// Truncated counts calls the answer's cut left unfinished (see
+	// cut.go): not handed on as calls.
+	Truncated int
+	// Incomplete is set when the stream ended (cleanly) before its API's
+	// finish marker; the Rewriter's Read then ends with ErrTruncated.
+	Incomplete bool
+	// Torn counts events the end of the stream cut in the middle: they
+	// are dropped, never passed on in part.
+	Torn int
+	// UpstreamError is set once an error event of the upstream went out
+	// (OpenAI's error chunk, Anthropic's error event, the Responses
+	// error or response.failed): the client has been told the answer
+	// failed.
+	UpstreamError bool
 	// Shown is set once the output holds text or reasoning that is not
 	// whitespace (the content of an event that went out, or of one being
 	// written): from then on a client has seen part of the answer.
@@ -71,9 +87,13 @@ type streamRewriter struct {
 	docOver bool   // the document outgrew maxDocBytes: pass through
 
 	dec     sse.Decoder
+	events0 bool      // the body is an event stream (ExpectEvents): one with no event is incomplete
 	st      apiStream // the API's stream rewriter, once the API is known
 	stopped bool      // a runaway cut the stream: ignore further input
 	broken  bool      // the body broke off (not EOF): a call it cut is not run
+	atEOF   bool      // the stream ended before its finish marker: what is open was cut
+	cutting bool      // the batch being taken ends its content stream by a cut (cut.go)
+	cutIdx  []int     // the calls of that batch the cut ends
 	fault   error     // set with stopped when an event over the decoder's limit was lost
 	closed  bool
 	stats   RewriteStats
@@ -261,18 +281,48 @@ func (w *streamRewriter) Close() {
 	switch w.mode {
 	case modeUnknown:
 		w.out = append(w.out, w.lead...)
+		// Nothing but blank bytes came: an event stream with no event.
+		w.stats.Incomplete = w.events0
 	case modeDoc:
 		if !w.docOver {
 			w.rewriteDoc()
 		}
 	case modeSSE:
-		evs, _ := w.dec.Close()
-		w.events(evs)
-		if !w.stopped {
-			if w.st != nil {
-				w.st.finish(false)
-			}
+		w.lastEvents()
+		if w.stopped {
+			return
 		}
+		if w.st == nil || !w.st.ended() {
+			// No finish marker: whatever is still open was cut.
+			w.atEOF = w.api != APIAuto || w.st != nil
+			w.stats.Incomplete = w.atEOF
+		}
+		if w.st != nil {
+			w.st.finish(false)
+		}
+	}
+}
+
+// lastEvents takes the event the end of the stream left unterminated,
+// once: whole (only its blank line missing), as any other; torn, it is
+// dropped.
+func (w *streamRewriter) lastEvents() {
+	if w.mode != modeSSE {
+		return
+	}
+	evs, _ := w.dec.Close() // nothing the second time
+	for i := range evs {
+		if w.stopped {
+			return
+		}
+		ev, ok := whole(evs[i])
+		if !ok {
+			// Torn by the end of the stream: never passed on in part.
+			w.stats.Torn++
+			w.reportError("an event cut off by the end of the stream was dropped", ev.Offset)
+			continue
+		}
+		w.events([]sse.Event{ev})
 	}
 }
 
@@ -306,6 +356,19 @@ func (w *streamRewriter) events(evs []sse.Event) {
 		} else {
 			w.out = append(w.out, ev.Raw...)
 		}
+	}
+}
+
+// shrink gives back scratch that a large event grew (the output buffer
+// once it has been read, the edit and stream buffers between events).
+func (w *streamRewriter) shrink() {
+	for _, b := range [...]*[]byte{&w.out, &w.data, &w.scratch, &w.arena} {
+		if cap(*b) > 4*maxScratch {
+			*b = (*b)[:0:0]
+		}
+	}
+	if w.st != nil {
+		w.st.shrink()
 	}
 }
 
@@ -379,6 +442,9 @@ type sink interface {
 // edited). buf is scratch.
 // stop is true when a runaway was met; events after it are ignored.
 func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, c *textChan, kind *runKind, buf *[]byte) (stop bool) {
+	if w.cutting {
+		w.markCuts(evs)
+	}
 	for i := range evs {
 		e := &evs[i]
 		if handled, stop := w.streamEvent(e, s, c, kind, buf); stop {
@@ -407,15 +473,15 @@ func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, c *textChan, kind *
 			*buf = append(*buf, e.Text...)
 			w.show(e.Text)
 		case toolsieve.ToolCall:
-			if w.broken && e.HasRepair("closed_at_eof") {
-				// Cut by the upstream's failure: its markup goes on as text.
+			if w.isCut(e) {
+				// Cut before the model finished it: its markup goes on as text.
 				if *kind == runReasoning {
 					s.reasoning(*buf)
 					*buf = (*buf)[:0]
 				}
 				*kind = runText
 				*buf = append(*buf, e.Raw...)
-				w.reportError("tool call "+strconv.Quote(e.Name)+" cut off by the upstream's failure; kept as text", e.Offset)
+				w.reportTruncated(c, e, false)
 				continue
 			}
 			w.flushRun(s, kind, buf)
@@ -427,6 +493,10 @@ func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, c *textChan, kind *
 			w.stopped = true
 			return true
 		case toolsieve.Error, toolsieve.Discard:
+			if w.refusedCut(e) {
+				w.stats.Truncated++
+				c.cut = true
+			}
 			w.report(e)
 		}
 	}
@@ -562,6 +632,9 @@ func (q *textQueue) drain(emit func(queued)) {
 
 func (q *textQueue) reset() {
 	q.buf = q.buf[:0]
+	if cap(q.buf) > maxScratch {
+		q.buf = nil // grown by a large event: not kept
+	}
 	clear(q.evs)
 	q.evs = q.evs[:0]
 	q.rel = q.rel[:0]
@@ -598,7 +671,14 @@ type Rewriter struct {
 	// recovered call, runaway and error event (and with a tool_call of
 	// dialect "native" for native calls whose markup arguments were
 	// converted). The event is valid only during the call.
-	Notify  func(*toolsieve.Event)
+	Notify func(*toolsieve.Event)
+	// Hold, when set before the first Read, is called with the
+	// rewriter's Footprint each time it has taken more of the upstream
+	// body (a large event takes many reads before any output). An error
+	// stops the rewriting there: the upstream body is closed and Read
+	// returns the error after the output made before. A proxy keeps its
+	// memory budget with it.
+	Hold    func(footprint int64) error
 	body    io.ReadCloser
 	w       *streamRewriter
 	buf     []byte
@@ -618,6 +698,34 @@ var ErrRewriterClosed = errors.New("toolsieve: read from closed Rewriter")
 func NewRewriter(body io.ReadCloser, api API, opt toolsieve.Options) *Rewriter {
 	return &Rewriter{body: body, w: newStreamRewriter(api, opt)}
 }
+
+// Footprint returns the bytes the rewriter holds in its buffers (their
+// capacity: the SSE decoder's, a whole document being read, the output not
+// read yet, the scratch of the event being rewritten) and, for an event
+// still coming, the copies it will take once whole (eventCopies times what
+// came of it). It is about the largest upstream event (or the whole
+// document) times a small factor; a proxy counts it in its memory budget
+// after each Read, and so knows of a large event before it is rewritten.
+func (r *Rewriter) Footprint() int64 {
+	w := r.w
+	n := w.dec.Footprint() + eventCopies*w.dec.Pending() + cap(w.doc) + cap(w.out) + cap(w.data) + cap(w.scratch) + cap(w.arena) + cap(w.lead) + cap(r.buf)
+	if w.st != nil {
+		n += w.st.footprint()
+	}
+	return int64(n)
+}
+
+// eventCopies is how many copies of an upstream event the rewriting of a
+// large one takes at most besides the decoder's: its content unquoted, the
+// text collected from it, the run edited into it, the event as edited,
+// the output, and (OpenAI) the copy kept as the template of made-up
+// chunks.
+const eventCopies = 6
+
+// ExpectEvents tells the rewriter, before the first Read, that the body is
+// an event stream (its Content-Type says so): a body that ends before any
+// event then ends with ErrTruncated too.
+func (r *Rewriter) ExpectEvents() { r.w.events0 = true }
 
 // Stats reports what the rewriter has done so far.
 func (r *Rewriter) Stats() RewriteStats { return r.w.stats }
@@ -652,6 +760,7 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 		}
 		w.out = w.out[:0]
 		r.off = 0
+		w.shrink()
 		if r.buf == nil {
 			r.buf = make([]byte, 32<<10)
 			// The output of a read is about its input: room for it at
@@ -667,18 +776,36 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 				r.eof, r.err = true, w.fault
 				break
 			}
+			if r.Hold != nil {
+				if herr := r.Hold(r.Footprint()); herr != nil {
+					r.body.Close()
+					r.eof, r.err = true, herr
+					break
+				}
+			}
 		}
 		if err != nil {
+			if !w.stopped {
+				w.lastEvents()
+			}
+			if err != io.EOF && w.st != nil && w.st.ended() && !w.stopped {
+				// It broke off after the answer's end: the answer is whole.
+				w.reportError("the upstream's body broke off after the answer's end: "+err.Error(), w.dec.Offset())
+				err = io.EOF
+			}
 			// A body that broke off (a reset, a timeout) ended inside
 			// whatever was being written: a call still open then was cut
 			// by the failure, not by the model, and is never run.
 			w.broken = err != io.EOF
 			w.Close()
 			r.eof = true
-			if err != io.EOF {
+			switch {
+			case err != io.EOF:
 				r.err = err
-			} else {
+			case w.fault != nil:
 				r.err = w.fault
+			case w.stats.Incomplete:
+				r.err = ErrTruncated
 			}
 		}
 	}

@@ -277,35 +277,63 @@ func TestRewriteReasoning(t *testing.T) {
 
 func must[T, U any](v T, _ U) T { return v }
 
-// TestRewriteCutMidCall: an upstream that ends inside a call still gets the
-// call out (with closed_at_eof, which only the Notify hook shows).
+// TestRewriteCutMidCall: an upstream that ends inside a call, cleanly but
+// before its finish marker, does not get the call out: its markup stays
+// text after the text before it, Notify hears of it as truncated, and Read
+// ends with ErrTruncated. The same content ended by the model itself (the
+// finish marker with stop, end_turn, completed) gets the call out, with
+// closed_at_eof.
 func TestRewriteCutMidCall(t *testing.T) {
 	content := "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n"
-	for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic} {
-		var in []byte
+	for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic, chat.APIResponses} {
 		pieces := chattest.SplitContent(rand.New(rand.NewPCG(9, 10)), content, 6, false)
-		if api == chat.APIOpenAI {
-			in = chattest.OpenAIStream(pieces)
-			in = in[:bytes.LastIndex(in, []byte(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{}`))]
-		} else {
-			in = chattest.AnthropicStream(pieces)
-			in = in[:bytes.Index(in, []byte("event: content_block_stop"))]
+		var whole, in []byte
+		switch api {
+		case chat.APIOpenAI:
+			whole = chattest.OpenAIStream(pieces)
+			in = whole[:bytes.LastIndex(whole, []byte(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{}`))]
+		case chat.APIAnthropic:
+			whole = chattest.AnthropicStream(pieces)
+			in = whole[:bytes.Index(whole, []byte("event: content_block_stop"))]
+		default:
+			whole = chattest.ResponsesStream(pieces)
+			in = whole[:bytes.Index(whole, []byte("event: response.output_text.done"))]
 		}
-		var repairs []string
-		r := chat.NewRewriter(io.NopCloser(bytes.NewReader(in)), api, toolsieve.Options{})
-		r.Notify = func(e *toolsieve.Event) { repairs = append(repairs, e.Repairs...) }
-		out, err := io.ReadAll(r)
-		require.NoError(t, err)
-		require.Contains(t, repairs, "closed_at_eof")
-		var got chattest.Response
-		if api == chat.APIOpenAI {
-			got = chattest.AccumulateOpenAI(t, out)
-		} else {
-			got = chattest.AccumulateAnthropic(t, out)
+		for _, stream := range []bool{false, true} {
+			opt := toolsieve.Options{StreamCalls: stream}
+			var truncated []string
+			r := chat.NewRewriter(io.NopCloser(bytes.NewReader(in)), api, opt)
+			r.Notify = func(e *toolsieve.Event) {
+				if e.Reason == toolsieve.ReasonTruncated {
+					truncated = append(truncated, e.Name)
+				}
+			}
+			out, err := io.ReadAll(r)
+			require.ErrorIs(t, err, chat.ErrTruncated)
+			require.Equal(t, []string{"write"}, truncated)
+			st := r.Stats()
+			require.True(t, st.Incomplete)
+			require.Equal(t, 1, st.Truncated)
+			require.Zero(t, st.Calls)
+			got := accumulateCut(t, api, out)
+			msg := fmt.Sprintf("%s, streamed calls %v", api, stream)
+			if stream {
+				// It started to stream: its arguments stay as they went out.
+				require.Len(t, got.Calls, 1, msg)
+				require.False(t, json.Valid([]byte(got.Calls[0].Args)), "%s: %s", msg, got.Calls[0].Args)
+				require.Equal(t, "Writing now.\n", got.Text, msg)
+			} else {
+				require.Empty(t, got.Calls, msg)
+				require.Equal(t, content, got.Text, msg)
+			}
+
+			out, st = chattest.RewriteAll(t, whole, api, opt, 7)
+			got = accumulate(t, api, out)
+			require.Len(t, got.Calls, 1, msg)
+			require.Equal(t, "write", got.Calls[0].Name)
+			require.JSONEq(t, `{"path":"a.go","content":"package main"}`, got.Calls[0].Args, msg)
+			require.Zero(t, st.Truncated)
 		}
-		require.Len(t, got.Calls, 1, api.String())
-		require.Equal(t, "write", got.Calls[0].Name)
-		require.Equal(t, "Writing now.\n", got.Text)
 	}
 }
 
@@ -430,7 +458,10 @@ func TestRewriteShown(t *testing.T) {
 			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hmm\"}}\n\n"), true},
 	} {
 		for _, chunk := range []int{1, 0} {
-			_, st := chattest.RewriteAll(t, tc.in, chat.APIAuto, toolsieve.Options{}, chunk)
+			_, st, _, err := chattest.RewriteNotes(tc.in, chat.APIAuto, toolsieve.Options{}, chunk)
+			if err != nil {
+				require.ErrorIs(t, err, chat.ErrTruncated, tc.name) // the thinking block's stream stops short
+			}
 			require.Equal(t, tc.shown, st.Shown, "%s (chunk %d)", tc.name, chunk)
 		}
 	}
@@ -487,10 +518,13 @@ func TestRewriteBrokenBody(t *testing.T) {
 	require.NotContains(t, string(out), `"name":"write"`)
 	require.Equal(t, 1, r.Stats().Calls)
 
+	// Ended cleanly, before the finish marker: cut all the same.
 	r = chat.NewRewriter(io.NopCloser(bytes.NewReader(cut)), chat.APIOpenAI, toolsieve.Options{})
 	out, err = io.ReadAll(r)
-	require.NoError(t, err)
-	require.Contains(t, string(out), `"name":"write"`)
+	require.ErrorIs(t, err, chat.ErrTruncated)
+	require.Contains(t, string(out), `"name":"a"`)
+	require.NotContains(t, string(out), `"name":"write"`)
+	require.Equal(t, 1, r.Stats().Truncated)
 }
 
 // TestRewriteRunawayAtFinish: a loop that the parser only calls one at the

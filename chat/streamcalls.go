@@ -18,8 +18,11 @@ package chat
 //     and reported with truncated_json and an error for the logs; if no
 //     argument had gone out, the stream ends with an error
 //     (ErrStreamedLost): finished, it would run with no arguments;
-//   - cut by the upstream's failure: nothing more is sent; the stream ends
-//     with the upstream's error.
+//   - cut before the model finished it (a broken connection, no finish
+//     marker, the token limit; see cut.go): nothing more is sent, not even
+//     the bytes that would close its arguments; the stream ends with an
+//     error (the connection's, ErrTruncated, or ErrStreamedCut in place of
+//     the upstream's token-limit ending).
 
 import (
 	"bytes"
@@ -42,6 +45,13 @@ var ErrStreamedLoop = fmt.Errorf("%w: a loop was found after it started", ErrStr
 // ErrStreamedLost: the call could not complete before any of its arguments
 // went out; finished, it would run with none.
 var ErrStreamedLost = fmt.Errorf("%w: it lost its arguments", ErrStreamedCall)
+
+// ErrStreamedCut: the upstream's own ending said the answer was cut (the
+// token limit, a filter) while the call was streaming. The stream ends
+// with this error instead of that ending: some clients complete the
+// arguments of a call left open (Anthropic's SDKs read them as partial
+// JSON), and only an error makes every client drop it.
+var ErrStreamedCut = fmt.Errorf("%w: the answer was cut (token limit) while it streamed", ErrStreamedCall)
 
 // streamedCall is the call a content stream is sending piece by piece.
 type streamedCall struct {
@@ -74,15 +84,15 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 	sc := &c.sc
 	switch e.Type {
 	case toolsieve.ToolCallStart:
-		if !w.opt.StreamCalls {
-			return true, false
+		if !w.opt.StreamCalls || w.isCut(e) {
+			return true, false // a call the cut ends does not start: its markup stays text
 		}
 		w.flushRun(s, kind, buf)
 		*sc = streamedCall{open: true, index: e.Index, id: e.ID, name: e.Name, args: sc.args[:0]}
 		s.callStart(sc)
 		return true, false
 	case toolsieve.ToolCallDelta:
-		if sc.open && e.Index == sc.index {
+		if sc.open && e.Index == sc.index && !w.isCut(e) {
 			sc.args = append(sc.args, e.Arguments...)
 			s.callDelta(sc, e.Arguments)
 		}
@@ -97,8 +107,10 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 			return false, false
 		}
 		sc.open = false
-		if w.broken && e.HasRepair("closed_at_eof") {
-			w.reportError("streamed tool call "+strconv.Quote(e.Name)+" cut off by the upstream's failure; not completed", e.Offset)
+		if w.isCut(e) {
+			// Left as it went out: what would close its arguments is not
+			// the model's.
+			w.reportTruncated(c, e, true)
 			return true, false
 		}
 		w.report(e)
@@ -111,9 +123,16 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 		w.fault, w.stopped = ErrStreamedLoop, true
 		return true, true
 	case toolsieve.Text, toolsieve.Error:
+		sc.open = false
+		if w.cutting {
+			// The cut ended it: nothing completes what went out (its
+			// markup, given back, is not sent again; its error is the cut).
+			cut := toolsieve.Event{Name: sc.name, Index: sc.index, Offset: e.Offset}
+			w.reportTruncated(c, &cut, true)
+			return true, false
+		}
 		// The call's markup given back as text (its error follows), or an
 		// error that ends it: finish what was sent.
-		sc.open = false
 		rest, ok := sc.closing()
 		if !ok {
 			w.reportError("streamed tool call "+strconv.Quote(sc.name)+" lost its arguments; the answer is cut", e.Offset)

@@ -37,6 +37,15 @@ func accumulate(t *testing.T, api chat.API, out []byte) chattest.Response {
 	return chattest.AccumulateOpenAI(t, out)
 }
 
+// accumulateCut is accumulate for a stream that may have been cut (see
+// chattest.AccumulateResponsesCut).
+func accumulateCut(t *testing.T, api chat.API, out []byte) chattest.Response {
+	if api == chat.APIResponses {
+		return chattest.AccumulateResponsesCut(t, out)
+	}
+	return accumulate(t, api, out)
+}
+
 // rewriteStreamed rewrites in with streamed calls; err is the error the
 // rewritten body ended with.
 func rewriteStreamed(in []byte, opt toolsieve.Options, chunk int) (out []byte, st chat.RewriteStats, errs []string, err error) {

@@ -17,6 +17,10 @@ type textChan struct {
 	carry []byte // an incomplete UTF-8 sequence moved to the next delta
 	q     textQueue
 	sc    streamedCall // the call being streamed (streamcalls.go)
+	cut   bool         // a call of it was cut before the model finished it (cut.go)
+	// closing is its parser's last batch, held while it waits to know
+	// whether the end was cut (cut.go).
+	closing []toolsieve.Event
 }
 
 // textSink is what the shared feeding code needs of a stream: the sink
@@ -39,6 +43,23 @@ type textFeed struct {
 	kind        runKind
 	clean       bool // only text came out of the parser so far
 }
+
+// footprint returns the capacity of the batch's buffers.
+func (f *textFeed) footprint() int { return cap(f.in) + cap(f.run) + cap(f.tb) }
+
+// shrink drops batch buffers that a large event grew past maxScratch
+// (they are grown again when needed).
+func (f *textFeed) shrink() {
+	for _, b := range [...]*[]byte{&f.in, &f.run, &f.tb} {
+		if cap(*b) > maxScratch {
+			*b = nil
+		}
+	}
+}
+
+// maxScratch is the capacity past which a scratch buffer is not kept
+// between events.
+const maxScratch = 256 << 10
 
 // begin resets the batch state before the current content stream's parser
 // is fed or closed.

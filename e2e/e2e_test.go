@@ -276,19 +276,56 @@ func TestE2EFaults(t *testing.T) {
 	ac := anthropicClient(t, env.proxy.URL)
 	cutContent := "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n"
 
-	t.Run("cut mid call", func(t *testing.T) {
-		// The upstream ends inside a call: the call is forwarded (it
-		// carries closed_at_eof, which the proxy logs).
-		got, err := openAIStreamed(ctx, oc, "cut", cutContent)
+	t.Run("model ends inside a call", func(t *testing.T) {
+		// The model itself ended its answer inside a call (finish_reason
+		// stop): the call is forwarded (it carries closed_at_eof, which
+		// the proxy logs).
+		got, err := openAIStreamed(ctx, oc, "echo", cutContent)
 		require.NoError(t, err)
 		require.Len(t, got.Calls, 1)
 		require.Equal(t, "write", got.Calls[0].Name)
 		require.JSONEq(t, `{"path":"a.go","content":"package main"}`, got.Calls[0].Args)
 		require.Equal(t, "Writing now.\n", got.Text)
-		gotA, err := anthropicStreamed(ctx, ac, "cut", cutContent)
+		gotA, err := anthropicStreamed(ctx, ac, "echo", cutContent)
 		require.NoError(t, err)
 		require.Len(t, gotA.Calls, 1)
 		require.Contains(t, env.logs.String(), "closed_at_eof")
+	})
+	t.Run("cut mid call", func(t *testing.T) {
+		// The upstream closes the connection cleanly inside a call, before
+		// its finish marker: the SDKs get the error that ends the stream
+		// (the call is never a call they could run).
+		_, err := openAIStreamed(ctx, oc, "cut", cutContent)
+		require.ErrorContains(t, err, `"code":"truncated"`)
+		gotA, err := anthropicStreamed(ctx, ac, "cut", cutContent)
+		require.ErrorContains(t, err, "before its finish marker")
+		require.Equal(t, "Writing now.\n", gotA.Text)
+		for _, c := range gotA.Calls {
+			require.False(t, json.Valid([]byte(c.Args)), "a call the cut ended: %s", c.Args)
+		}
+		require.Contains(t, env.logs.String(), "failure=truncated")
+		require.Contains(t, env.logs.String(), "truncated=1")
+	})
+	t.Run("token limit mid call", func(t *testing.T) {
+		// The token limit ends the answer inside a call: no call. Whole,
+		// the upstream's own ending says so (the markup stays text);
+		// streamed (lenient streams calls), the call had started to go
+		// out, and the stream ends with an error instead: the SDKs drop
+		// the answer (Anthropic's would keep a tool_use block with input
+		// {} after a max_tokens ending).
+		_, err := openAIStreamed(ctx, oc, "limit", cutContent)
+		require.ErrorContains(t, err, `"code":"streamed_call"`)
+		_, err = anthropicStreamed(ctx, ac, "limit", cutContent)
+		require.ErrorContains(t, err, "the answer was cut (token limit) while it streamed")
+		got, err := openAIUnary(ctx, oc, "limit", cutContent)
+		require.NoError(t, err)
+		require.Empty(t, got.Calls)
+		require.Equal(t, cutContent, got.Text)
+		require.Equal(t, "length", got.Finish)
+		gotA, err := anthropicUnary(ctx, ac, "limit", cutContent)
+		require.NoError(t, err)
+		require.Empty(t, gotA.Calls)
+		require.Equal(t, "max_tokens", gotA.Finish)
 	})
 	t.Run("hard cut", func(t *testing.T) {
 		// The upstream connection drops inside a call: the text before it

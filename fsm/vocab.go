@@ -94,6 +94,11 @@ const (
 	// Error reasons.
 	ErrorUndeclaredTool // a call to a tool the request did not declare, kept as text
 	ErrorRefused        // a call refused by strict mode, kept as text
+	// ErrorTruncated: a call the answer's cut (a broken connection, no
+	// finish marker, the token limit) left unfinished, kept as text or not
+	// completed. The chat layer reports it; the parser only marks such a
+	// call closed_at_eof.
+	ErrorTruncated
 	numReasons
 )
 
@@ -105,7 +110,7 @@ var reasonNames = [numReasons]string{
 	RunawayCallTooLarge: "call_too_large", RunawayUnclosedOpeners: "unclosed_openers",
 	RunawayNestedBlocks: "nested_block_openers", RunawayRepeatedCall: "repeated_call",
 	RunawayStrayClosers: "repeated_stray_closers", RunawayRepetition: "repetition",
-	ErrorUndeclaredTool: "undeclared_tool", ErrorRefused: "refused",
+	ErrorUndeclaredTool: "undeclared_tool", ErrorRefused: "refused", ErrorTruncated: "truncated",
 }
 
 func (r Reason) String() string {

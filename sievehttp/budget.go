@@ -1,11 +1,15 @@
 package sievehttp
 
-// The memory budget: one bound on the bytes the policy path holds on
-// purpose, across all requests in flight: request bodies (kept for the
-// model, the tools, history cleaning and retries), answers held back while
-// a retry is possible, and whole JSON answers read for rewriting. Past the
-// budget, a held stream goes out as it comes (no retry left for it), and a
-// request body or a whole answer is refused with 503 and Retry-After.
+// The memory budget: one bound on the bytes the policy path holds, across
+// all requests in flight: request bodies (kept for the model, the tools,
+// history cleaning and retries), answers held back while a retry is
+// possible, whole JSON answers read for rewriting (seven times their size:
+// what their rewriting takes), and the buffers a stream's rewriter grows
+// for a large event. Past the budget, a held stream goes out as it comes
+// (no retry left for it), a request body or a whole answer is refused with
+// 503 and Retry-After, and a stream whose large event does not fit ends
+// with an error. The proxy command also makes it the runtime's memory
+// limit.
 
 import (
 	"sync/atomic"
@@ -86,6 +90,20 @@ func (h *hold) grow(n int64) bool {
 		h.n += n
 	}
 	return true
+}
+
+// set makes the hold n bytes, growing or shrinking it; false when the
+// growth does not fit (the hold is left as it was).
+func (h *hold) set(n int64) bool {
+	if h.b == nil {
+		return true
+	}
+	if n <= h.n {
+		h.b.release(h.n - n)
+		h.n = n
+		return true
+	}
+	return h.grow(n - h.n)
 }
 
 // free gives everything back; later calls do nothing.

@@ -8,9 +8,14 @@ package sievehttp
 // stream after.
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -35,6 +40,10 @@ const (
 	failEventTooLarge         // an upstream SSE event over the decoder's limit
 	failInternal              // a bug while rewriting (recovered)
 	failStreamedCall          // a streamed call turned out a loop's, or lost its arguments
+	failTruncated             // the upstream's answer ended (cleanly) before its finish marker
+	failBadPath               // a request path with a ".." segment
+	failBadMethod             // a method the proxy does not forward (CONNECT, TRACE)
+	failUnauthorized          // no client key, or an unknown one
 )
 
 // failures gives each failure its name (logs, metrics, error codes), the
@@ -60,6 +69,10 @@ var failures = [...]struct {
 	failEventTooLarge: {"event_too_large", http.StatusBadGateway, "server_error", "api_error", "upstream event over the size limit; the answer is incomplete"},
 	failInternal:      {"internal", http.StatusBadGateway, "server_error", "api_error", ""},
 	failStreamedCall:  {"streamed_call", http.StatusBadGateway, "server_error", "api_error", ""},
+	failTruncated:     {"truncated", http.StatusBadGateway, "server_error", "api_error", ""},
+	failBadPath:       {"bad_path", http.StatusBadRequest, "invalid_request_error", "invalid_request_error", "request path with a \"..\" segment"},
+	failBadMethod:     {"bad_method", http.StatusMethodNotAllowed, "invalid_request_error", "invalid_request_error", "method %s is not forwarded"},
+	failUnauthorized:  {"unauthorized", http.StatusUnauthorized, "invalid_request_error", "authentication_error", "a valid client key is required (X-Toolsieve-Key, Authorization: Bearer, or x-api-key)"},
 }
 
 func (f failure) String() string { return failures[f].name }
@@ -78,6 +91,9 @@ type ExchangeError struct {
 	f     failure
 	bound string // the timeout or limit that was passed, for the message
 	Err   error  // the cause, when there is one
+	// told: the client already has an error event of the upstream's for
+	// this answer; the proxy adds none.
+	told bool
 }
 
 // Reason names the failure: header_timeout, idle_timeout, unreachable,
@@ -87,17 +103,24 @@ func (e *ExchangeError) Reason() string { return e.f.String() }
 // Timeout reports whether a timeout expired (as net.Error does).
 func (e *ExchangeError) Timeout() bool { return e.f == failHeaderTimeout || e.f == failIdleTimeout }
 
-func (e *ExchangeError) Error() string {
+func (e *ExchangeError) Error() string { return e.message(safeError) }
+
+// clientMessage is the message sent to the client: the cause says what
+// failed, never where (no address of the upstream, the proxy or the
+// client; publicCause).
+func (e *ExchangeError) clientMessage() string { return e.message(publicCause) }
+
+func (e *ExchangeError) message(cause func(error) string) string {
 	msg := failures[e.f].msg
 	if msg == "" && e.Err != nil {
-		return e.Err.Error()
+		return cause(e.Err)
 	}
 	if strings.Contains(msg, "%s") {
 		msg = fmt.Sprintf(msg, e.bound)
 	}
 	msg = "toolsieve: " + msg
 	if e.Err != nil {
-		msg += ": " + safeError(e.Err)
+		msg += ": " + cause(e.Err)
 	}
 	return msg
 }
@@ -137,6 +160,8 @@ func bodyFailure(err, upstream error) *ExchangeError {
 		return asExchangeError(err, failEventTooLarge)
 	case errors.Is(err, chat.ErrStreamedCall):
 		return asExchangeError(err, failStreamedCall)
+	case errors.Is(err, chat.ErrTruncated):
+		return asExchangeError(err, failTruncated)
 	case upstream != nil:
 		return asExchangeError(err, failReset)
 	}
@@ -152,6 +177,12 @@ func writeError(w http.ResponseWriter, api chat.API, f failure, msg string) {
 	h.Set("Content-Type", "application/json")
 	if f == failMemoryBudget {
 		h.Set("Retry-After", strconv.Itoa(retryAfter))
+	}
+	switch f {
+	case failUnauthorized:
+		h.Set("WWW-Authenticate", `Bearer realm="toolsieve"`)
+	case failBadMethod:
+		h.Set("Allow", allowedMethods)
 	}
 	if f == failBodyTooLarge || f == failMemoryBudget {
 		// The body was not read to its end: this connection cannot carry
@@ -219,4 +250,47 @@ func errorAPI(path string) chat.API {
 		return chat.APIAnthropic
 	}
 	return chat.APIOpenAI
+}
+
+// publicCause describes err for a client: what failed (a refused or reset
+// connection, a timeout, a name that did not resolve, a TLS handshake),
+// never an address (the upstream's, the proxy's or the client's IP and
+// port, the upstream's host name). The log has the whole cause.
+func publicCause(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var dns *net.DNSError
+	var op *net.OpError
+	var cv *tls.CertificateVerificationError
+	var rh tls.RecordHeaderError
+	switch {
+	case errors.As(err, &dns):
+		return "the upstream's name did not resolve"
+	case errors.As(err, &cv), errors.As(err, &rh):
+		return "the TLS handshake with the upstream failed"
+	case errors.As(err, &op):
+		msg := op.Op
+		if op.Err != nil {
+			inner := op.Err
+			var se *os.SyscallError
+			if errors.As(inner, &se) {
+				inner = se.Err
+			}
+			msg += ": " + scrubAddresses(inner.Error())
+		}
+		return msg
+	}
+	return scrubAddresses(err.Error())
+}
+
+// addressPattern matches what may be an address in an error message: an
+// IPv4 or (bracketed or bare) IPv6 address with an optional port, a host
+// name with a port.
+var addressPattern = regexp.MustCompile(`\[[0-9A-Za-z:.%]+\](:\d+)?|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|(?:[0-9A-Fa-f]{1,4})?(?:::?[0-9A-Fa-f]{1,4}){2,7}(?:%\w+)?|::1\b|\b[A-Za-z0-9][A-Za-z0-9.-]*:\d{1,5}\b`)
+
+// scrubAddresses replaces what may be an address in msg.
+func scrubAddresses(msg string) string {
+	return addressPattern.ReplaceAllString(msg, "[address]")
 }

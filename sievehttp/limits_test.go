@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/toolsieve/toolsieve/chat"
@@ -158,4 +159,66 @@ func TestMemoryBudget(t *testing.T) {
 	used, _ := env.p.mem.inUse()
 	require.Zero(t, used)
 	require.Contains(t, env.logs.String(), "failure=memory_budget")
+}
+
+// TestMemoryBudgetLargeEvent: a stream's rewriter buffers count in the
+// budget as a large event comes (the decoder's buffer, the copies its
+// rewriting takes), so an event that does not fit ends the stream with a
+// memory_budget error (a 503 while nothing went out), and a whole answer
+// counts the memory its rewriting takes (7 times its size). Everything is
+// given back.
+func TestMemoryBudgetLargeEvent(t *testing.T) {
+	chattest.NoLeaks(t)
+	event := strings.Repeat("Plain prose. ", 200<<10/13) // 200 KB
+	up := newScripted(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"stream":false`)) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(chattest.OpenAIDoc(event))
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(chattest.OpenAIStream([]string{"Hello. ", event, event + event + event + event, " Bye."}))
+	})
+	for _, tc := range []struct {
+		budget int64
+		held   bool
+		ok     bool
+	}{
+		{16 << 20, false, true}, // room for it
+		{2 << 20, false, false},
+		{2 << 20, true, false},
+	} {
+		pol := &Policy{NoBuiltin: true}
+		if tc.held {
+			one, hold := 1, true
+			pol.Default = Rule{Retries: &one, HoldText: &hold}
+		}
+		env := newHardEnv(t, up, pol, func(p *Proxy) { p.MemoryBudget = tc.budget })
+		resp, body, err := env.do(t, chat.APIOpenAI, true, "x")
+		require.NoError(t, err)
+		msg := fmt.Sprintf("budget %d KiB, held %v", tc.budget>>10, tc.held)
+		switch {
+		case tc.ok:
+			require.Equal(t, http.StatusOK, resp.StatusCode, msg)
+			require.True(t, bytes.Contains(body, []byte(" Bye.")), "%s: the stream did not end: %q", msg, body[max(0, len(body)-200):])
+		case tc.held:
+			require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, msg)
+			requireErrorBody(t, chat.APIOpenAI, body, "server_error", "", "memory_budget")
+		default:
+			require.Equal(t, http.StatusOK, resp.StatusCode, msg)
+			require.True(t, bytes.Contains(body, []byte("Hello. ")), msg)
+			require.False(t, bytes.Contains(body, []byte(" Bye.")), msg)
+			requireErrorEvent(t, chat.APIOpenAI, body, "memory_budget", "")
+		}
+		// A whole answer of 200 KB takes 1.4 MB to rewrite: refused under
+		// a 1 MiB budget.
+		if tc.budget == 2<<20 && !tc.held {
+			env2 := newHardEnv(t, up, pol, func(p *Proxy) { p.MemoryBudget = 1 << 20 })
+			resp, _, err := env2.do(t, chat.APIOpenAI, false, "x")
+			require.NoError(t, err)
+			require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+		}
+		require.Eventually(t, func() bool { u, _ := env.p.mem.inUse(); return u == 0 }, 5*time.Second, 10*time.Millisecond, "%s: given back", msg)
+	}
 }

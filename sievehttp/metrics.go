@@ -42,6 +42,7 @@ type Metrics struct {
 	retries     map[string]uint64    // by reason
 	exhausted   uint64
 	refused     uint64
+	truncated   uint64
 	unrecovered uint64
 	histMsgs    uint64
 	histCalls   uint64
@@ -162,6 +163,7 @@ func (m *Metrics) answer(st chat.RewriteStats, runaway string, cutBytes, saved i
 			m.savedTokens += uint64(saved)
 		}
 		m.refused += uint64(st.Refused)
+		m.truncated += uint64(st.Truncated)
 		m.unrecovered += uint64(st.Unrecovered)
 		m.mu.Unlock()
 	}
@@ -255,7 +257,7 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 	writeHistograms(w, "toolsieve_request_duration_seconds", m.durations)
 	family("toolsieve_time_to_first_byte_seconds", "histogram", "Time from a request's arrival at the proxy to the first byte of its response (held streams included), by API.")
 	writeHistograms(w, "toolsieve_time_to_first_byte_seconds", m.firstBytes)
-	family("toolsieve_upstream_failures_total", "counter", "Exchanges that failed for a reason not the model's, by reason: header_timeout, idle_timeout, unreachable, reset, event_too_large, internal.")
+	family("toolsieve_upstream_failures_total", "counter", "Exchanges that failed for a reason not the model's, by reason: header_timeout, idle_timeout, unreachable, reset, truncated, event_too_large, internal, streamed_call.")
 	byLabel("toolsieve_upstream_failures_total", "reason", m.failures)
 	family("toolsieve_memory_budget_bytes", "gauge", "The memory budget for request bodies and held answers (0: unbounded).")
 	used, limit := m.mem.inUse()
@@ -282,6 +284,8 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 	sample("toolsieve_retries_exhausted_total", m.exhausted)
 	family("toolsieve_refused_calls_total", "counter", "Calls refused by strict mode (their markup went on as text), in every upstream answer.")
 	sample("toolsieve_refused_calls_total", m.refused)
+	family("toolsieve_truncated_calls_total", "counter", "Calls cut before the model finished them (the answer broke off, ended before its finish marker or by the token limit), not handed on as calls, in every upstream answer.")
+	sample("toolsieve_truncated_calls_total", m.truncated)
 	family("toolsieve_unrecovered_markup_total", "counter", "Markup meant as a call that did not become one (parser error events, refusals included), in every upstream answer.")
 	sample("toolsieve_unrecovered_markup_total", m.unrecovered)
 	family("toolsieve_history_messages_rewritten_total", "counter", "Assistant messages of requests whose leaked tool markup was rewritten.")

@@ -37,6 +37,10 @@ const (
 	HeaderRetriesOut = "X-Toolsieve-Retries" // how many times the request was re-issued
 	HeaderRefused    = "X-Toolsieve-Refused" // calls refused by strict mode (their markup stayed text)
 	HeaderRunaway    = "X-Toolsieve-Runaway" // the runaway's reason, when the answer was cut
+	// HeaderTruncated is the number of calls the answer's cut left
+	// unfinished (a broken connection, no finish marker, the token
+	// limit): not handed on as calls.
+	HeaderTruncated = "X-Toolsieve-Truncated"
 )
 
 // MaxRetries caps the retry budget of any rule or header.

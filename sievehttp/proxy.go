@@ -46,6 +46,12 @@ import (
 // Retry-After), an upstream that cannot be reached (502) or sends no
 // headers in time (504); a stream already under way that times out, breaks
 // off or carries an event over the size limit ends with an error event.
+// A call cut before the model finished it (the upstream broke off, ended
+// before its finish marker or by the token limit) is never handed on as a
+// call, only whole upstream events are passed on, and every way an
+// upstream body can end gives the client one error in its API's shape;
+// error messages name no address. Paths with a ".." segment get 400,
+// CONNECT and TRACE 405; with ClientKeys, requests without a key 401.
 // Logs never contain request headers, query strings or bodies, so API keys
 // stay out of them. User information in Upstream is sent as Basic
 // authentication on requests that carry no Authorization header (as
@@ -81,10 +87,20 @@ type Proxy struct {
 	// bytes for this long (the upstream request is cancelled); 0 means
 	// DefaultClientWriteTimeout, negative never.
 	ClientWriteTimeout time.Duration
+	// ClientKeys, when set, are the keys every request but GET /healthz
+	// must present (see ClientKeys); without one it gets 401.
+	ClientKeys *ClientKeys
 
 	once sync.Once
 	rt   http.RoundTripper
 	mem  *budget
+}
+
+// MemoryHeld returns the bytes of the memory budget in use and the budget
+// (0, 0 when unbounded).
+func (p *Proxy) MemoryHeld() (held, budget int64) {
+	p.once.Do(p.init)
+	return p.mem.inUse()
 }
 
 // DefaultClientWriteTimeout is Proxy.ClientWriteTimeout's default.
@@ -130,18 +146,18 @@ type exchangeLog struct {
 // ServeHTTP implements http.Handler.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.once.Do(p.init)
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		switch {
-		case r.URL.Path == "/healthz":
-			w.Header().Set("Content-Type", "application/json")
-			if r.Method == http.MethodGet {
-				io.WriteString(w, `{"status":"ok"}`)
-			}
-			return
-		case p.Metrics != nil && r.URL.Path == "/metrics":
-			p.Metrics.ServeHTTP(w, r)
-			return
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if get && r.URL.Path == "/healthz" {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet {
+			io.WriteString(w, `{"status":"ok"}`)
 		}
+		return
+	}
+	keyed := p.ClientKeys == nil || p.ClientKeys.admit(r.Header)
+	if keyed && get && p.Metrics != nil && r.URL.Path == "/metrics" {
+		p.Metrics.ServeHTTP(w, r)
+		return
 	}
 	start := time.Now()
 	lg := &exchangeLog{}
@@ -149,6 +165,20 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := newStatusWriter(w, p.ClientWriteTimeout)
 	p.Metrics.started()
 	defer p.logExchange(r, lg, sw, start)
+	var denied *ExchangeError
+	switch {
+	case !keyed:
+		denied = &ExchangeError{f: failUnauthorized}
+	case refusedMethod(r.Method):
+		denied = &ExchangeError{f: failBadMethod, bound: r.Method}
+	case climbs(r.URL):
+		denied = &ExchangeError{f: failBadPath}
+	}
+	if denied != nil {
+		lg.api = errorAPI(r.URL.Path) // the error's shape; the metrics keep the request's API
+		p.refuse(sw, lg, denied)
+		return
+	}
 	base := p.rt
 	var transport http.RoundTripper
 	if lg.chat {
@@ -207,7 +237,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			fe := asExchangeError(err, failUnreachable)
 			lg.status = failures[fe.f].status
-			writeError(w, errorAPI(r.URL.Path), fe.f, fe.Error())
+			writeError(w, errorAPI(r.URL.Path), fe.f, fe.clientMessage())
 		},
 	}
 	rp.ServeHTTP(sw, r)
@@ -222,18 +252,22 @@ func (p *Proxy) refuse(w http.ResponseWriter, lg *exchangeLog, err error) {
 	if fe.f == failMemoryBudget {
 		p.Metrics.budgetRefused()
 	}
-	writeError(w, lg.api, fe.f, fe.Error())
+	writeError(w, lg.api, fe.f, fe.clientMessage())
 }
 
 // streamGuard ends a stream that fails after it started (a timeout, a
-// broken upstream body, an event over the size limit) with an error event
-// in the API's shape, instead of a connection cut off without a word.
+// broken upstream body, an end before the finish marker, an event over the
+// size limit) with one error event in the API's shape, instead of a
+// connection cut off without a word. The event starts with a blank line,
+// so that it is an event of its own whatever came before it (the rewriter
+// passes on whole events only, so that is an empty line between events).
 type streamGuard struct {
 	body io.ReadCloser
 	api  chat.API
 	ctx  context.Context
 	tail []byte // the error event, being written
 	end  bool
+	last byte // the last byte passed on
 }
 
 func (g *streamGuard) Read(p []byte) (int, error) {
@@ -246,9 +280,19 @@ func (g *streamGuard) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := g.body.Read(p)
+	if n > 0 {
+		g.last = p[n-1]
+	}
 	var fe *ExchangeError
 	if err != nil && err != io.EOF && g.ctx.Err() == nil && errors.As(err, &fe) {
-		g.tail, g.end, err = appendErrorEvent(nil, g.api, fe.f, fe.Error()), true, nil
+		g.end, err = true, nil
+		if !fe.told {
+			sep := []byte("\n")
+			if g.last != 0 && g.last != '\n' && g.last != '\r' {
+				sep = []byte("\n\n") // never so after the rewriter: the end of a line too
+			}
+			g.tail = appendErrorEvent(sep, g.api, fe.f, fe.clientMessage())
+		}
 	}
 	return n, err
 }
@@ -340,6 +384,10 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 		}
 		if st.Refused > 0 {
 			attrs = append(attrs, slog.Int("refused", st.Refused))
+			level = slog.LevelWarn
+		}
+		if st.Truncated > 0 {
+			attrs = append(attrs, slog.Int("truncated", st.Truncated))
 			level = slog.LevelWarn
 		}
 		if st.Runaway {

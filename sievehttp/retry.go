@@ -29,10 +29,19 @@ import (
 // as it comes.
 const maxHeldAnswer = 16 << 20
 
+// docPeak is how many times its size a whole answer takes at the peak of
+// its rewriting: the rewriter collects it (in a buffer grown to up to
+// twice its size), takes its content out, parses it into text and pieces
+// and writes the new document. The budget reserves that much as the answer
+// is read, so that an answer that would not fit is refused (503) before it
+// is rewritten rather than after.
+const docPeak = 7
+
 // Retry reasons: the signals that make an answer bad.
 const (
 	retryRunaway     = "runaway"     // the answer was cut by a runaway
 	retryRefused     = "refused"     // strict mode refused a call
+	retryTruncated   = "truncated"   // a call was cut before the model finished it
 	retryUnrecovered = "unrecovered" // markup meant as a call did not become one
 	retryEmptyBlock  = "empty_block" // a call wrapper with no call, and no call at all
 )
@@ -192,12 +201,12 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			resp.Body = &releasingBody{ReadCloser: resp.Body, x: x}
 			return resp, nil
 		}
-		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt, up: up, hold: hold{b: x.mem},
+		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt, up: up, hold: hold{b: x.mem}, rwHold: hold{b: x.mem},
 			stream: isEventStream(resp.Header.Get("Content-Type"))}
 		if !a.stream {
-			up.held = &a.hold // a whole answer is held by the rewriter as it is read
+			up.held, up.perByte = &a.hold, docPeak // a whole answer is held by the rewriter as it is read
 		}
-		rw.Notify = a.event
+		rw.Notify, rw.Hold = a.event, a.fitRewriter
 		canRetry := n < x.set.Retries && x.body != nil
 		if err := a.gate(ctx, canRetry); err != nil {
 			a.finish(false)
@@ -207,6 +216,12 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		// streamed call that lost its arguments, ends the answer with an
 		// error; nothing of it went out yet, so a retry may replace it.
 		if errors.Is(a.err, chat.ErrStreamedCall) && canRetry && a.done {
+			a.err = nil
+		}
+		// A call cut before the model finished it (the answer broke off,
+		// ended before its finish marker or by the token limit): asked
+		// for again too, unless a timeout ended it (those are not retried).
+		if a.rw.Stats().Truncated > 0 && canRetry && a.done && !isTimeout(a.err) {
 			a.err = nil
 		}
 		if a.err != nil { // it failed before anything of it went out
@@ -278,6 +293,10 @@ type attempt struct {
 	up     *watchedBody
 	stream bool
 	hold   hold // the budget's share of what this answer holds
+	// rwHold is the share of a stream's rewriter buffers (its SSE
+	// decoder's above all: up to twice the largest event), set to their
+	// footprint after each read.
+	rwHold hold
 	ctx    context.Context
 
 	buf       []byte            // rewritten output held back
@@ -344,6 +363,23 @@ func (a *attempt) gate(ctx context.Context, canRetry bool) error {
 	}
 }
 
+// fitRewriter sets the stream's share of the budget to its rewriter's
+// buffers (chat.Rewriter.Hold: as it reads), and fails when they do not
+// fit: a large event that comes while the budget is spent ends the stream
+// (memory_budget), as a whole answer that does not fit is refused.
+func (a *attempt) fitRewriter(footprint int64) error {
+	if a.stream && !a.rwHold.set(max(0, footprint-rewriterBase)) {
+		return &ExchangeError{f: failMemoryBudget}
+	}
+	return nil
+}
+
+// rewriterBase is what a stream's rewriter holds whatever its events (its
+// read buffer, its output, decoder arenas for a read's worth, the parsers'
+// bounded state): not counted, as the connection's own buffers are not.
+// What a large event grows past it is.
+const rewriterBase = 256 << 10
+
 // keep appends p to the held output, reserving the capacity it takes in
 // the budget first; false when the budget cannot give it (p is kept all
 // the same: one read's worth over the budget at most).
@@ -371,6 +407,8 @@ func (a *attempt) badReason() string {
 		return retryRunaway
 	case st.Refused > 0:
 		return retryRefused
+	case st.Truncated > 0:
+		return retryTruncated
 	case st.Unrecovered > 0:
 		return retryUnrecovered
 	case st.EmptyBlocks > 0 && st.Calls+st.Native == 0:
@@ -397,7 +435,7 @@ func (a *attempt) deliver(ctx context.Context) *http.Response {
 			resp.Header.Set("Content-Length", strconv.Itoa(len(a.buf)))
 		}
 	} else {
-		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil}
+		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil, HeaderTruncated: nil}
 	}
 	resp.Body = &answerBody{a: a}
 	return resp
@@ -415,6 +453,15 @@ func (a *attempt) signals(h http.Header) {
 	if st.Runaway {
 		h.Set(HeaderRunaway, a.runaway)
 	}
+	if st.Truncated > 0 {
+		h.Set(HeaderTruncated, strconv.Itoa(st.Truncated))
+	}
+}
+
+// isTimeout reports an upstream timeout.
+func isTimeout(err error) bool {
+	var fe *ExchangeError
+	return errors.As(err, &fe) && fe.Timeout()
 }
 
 // finish counts the answer in the metrics and closes it; once.
@@ -435,6 +482,7 @@ func (a *attempt) finish(delivered bool) {
 	}
 	a.rw.Close()
 	a.hold.free()
+	a.rwHold.free()
 	if delivered {
 		x.release()
 	}
@@ -466,6 +514,9 @@ func (b *answerBody) Read(p []byte) (int, error) {
 		a.done = true
 		if !errors.Is(err, io.EOF) {
 			err = a.x.fail(a.ctx, err, true, a.up.err)
+			if fe, ok := err.(*ExchangeError); ok && a.rw.Stats().UpstreamError {
+				fe.told = true // the upstream's own error event went out
+			}
 			a.err = err
 		}
 		if a.resp.Trailer != nil {

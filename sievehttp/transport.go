@@ -169,13 +169,18 @@ func RewriteResponse(resp *http.Response, api chat.API, opt toolsieve.Options) *
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		return nil
 	}
+	var events bool
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		mt, _, _ := mime.ParseMediaType(ct)
 		if mt != "text/event-stream" && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
 			return nil
 		}
+		events = mt == "text/event-stream"
 	}
 	rw := chat.NewRewriter(resp.Body, api, opt)
+	if events {
+		rw.ExpectEvents()
+	}
 	resp.Body = rw
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")

@@ -105,16 +105,17 @@ func sendWatched(req *http.Request, next func(*http.Request) (*http.Response, er
 }
 
 // watchedBody is an upstream response body under the idle timeout. While
-// held is set, every byte read is reserved in it (a whole answer being
-// read for rewriting); past the budget Read fails.
+// held is set, every byte read is reserved in it, perByte times (a whole
+// answer being read for rewriting); past the budget Read fails.
 type watchedBody struct {
-	body   io.ReadCloser
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	idle   time.Duration
-	timer  *time.Timer
-	held   *hold
-	err    error // the first error Read returned, not io.EOF
+	body    io.ReadCloser
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	idle    time.Duration
+	timer   *time.Timer
+	held    *hold
+	perByte int64
+	err     error // the first error Read returned, not io.EOF
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
@@ -128,7 +129,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	if b.timer != nil {
 		b.timer.Stop()
 	}
-	if n > 0 && b.held != nil && !b.held.grow(int64(n)) {
+	if n > 0 && b.held != nil && !b.held.grow(int64(n)*b.perByte) {
 		err = &ExchangeError{f: failMemoryBudget}
 		b.cancel(err)
 	}

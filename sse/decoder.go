@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // DefaultMaxEventSize is the limit on the raw size of one block used when
@@ -222,6 +223,27 @@ func (d *Decoder) max() int {
 	return d.MaxEventSize
 }
 
+// shrinkAbove is the arena capacity past which an arena mostly unused is
+// replaced by a smaller one.
+const shrinkAbove = 256 << 10
+
+// Footprint returns the bytes the decoder holds in its buffers (their
+// capacity): at most about twice MaxEventSize, while a large event is
+// read, and a little more than the largest chunk fed otherwise. Callers
+// that bound memory (a proxy's budget) count it.
+func (d *Decoder) Footprint() int {
+	return cap(d.raw) + cap(d.data) + cap(d.events)*int(unsafe.Sizeof(Event{})) + cap(d.recs)*int(unsafe.Sizeof(rec{}))
+}
+
+// Pending returns the bytes of the block read so far and not returned
+// yet (an event still coming).
+func (d *Decoder) Pending() int {
+	if d.skipping {
+		return 0
+	}
+	return len(d.raw) - d.evStart
+}
+
 // Offset returns the number of bytes fed so far.
 func (d *Decoder) Offset() int64 { return d.off }
 
@@ -326,6 +348,15 @@ func (d *Decoder) begin(n int) {
 		k := copy(d.data, d.data[d.dataMark:])
 		d.data = d.data[:k]
 		d.dataMark = 0
+	}
+	// An arena grown for a large event is given back once the bytes it
+	// holds are a small part of it, so that one large event does not keep
+	// its memory for the rest of the stream.
+	if cap(d.raw) > shrinkAbove && 4*(len(d.raw)+n) < cap(d.raw) {
+		d.raw = append(make([]byte, 0, len(d.raw)+n+n/8), d.raw...)
+	}
+	if cap(d.data) > shrinkAbove && 4*len(d.data) < cap(d.data) {
+		d.data = append([]byte(nil), d.data...)
 	}
 	if !d.skipping {
 		if cap(d.raw) == 0 {

@@ -698,3 +698,31 @@ func BenchmarkDecoderCRLF(b *testing.B) {
 		_, _ = d.Close()
 	}
 }
+
+// TestDecoderFootprint: the decoder's buffers grow with a large event
+// (Pending says how much of it came), and shrink back once it is
+// returned and small events follow, so that one large event does not keep
+// its memory for the rest of the stream.
+func TestDecoderFootprint(t *testing.T) {
+	var d Decoder
+	small := []byte("data: {\"a\":1}\n\n")
+	for range 10 {
+		d.Feed(small)
+	}
+	base := d.Footprint()
+	require.Less(t, base, 64<<10)
+	big := append(append([]byte("data: "), bytes.Repeat([]byte("x"), 4<<20)...), "\n\n"...)
+	for i := 0; i < len(big)-2; i += 32 << 10 {
+		evs, _ := d.Feed(big[i:min(i+32<<10, len(big)-2)])
+		require.Empty(t, evs)
+		require.Equal(t, min(i+32<<10, len(big)-2), d.Pending())
+	}
+	evs, _ := d.Feed(big[len(big)-2:])
+	require.Len(t, evs, 1)
+	require.Greater(t, d.Footprint(), 4<<20)
+	require.Zero(t, d.Pending())
+	for range 3 {
+		d.Feed(small)
+	}
+	require.Less(t, d.Footprint(), 256<<10, "the large event's buffer was not given back")
+}

@@ -164,6 +164,9 @@ type Response struct {
 	Usage    string
 	// Runaway is set by Expected when the content ends in a loop.
 	Runaway bool
+	// Errors are the data of the error events of the stream (the last
+	// events: nothing may follow one).
+	Errors []string
 }
 
 // AccumulateOpenAI puts an OpenAI stream (choice 0) together, checking
@@ -181,6 +184,7 @@ func AccumulateOpenAI(t testing.TB, stream []byte) Response {
 			continue
 		}
 		require.False(t, done, "event after [DONE]")
+		require.Empty(t, a.Errors, "event after an error: %s", ev.Data)
 		if string(ev.Data) == "[DONE]" {
 			done = true
 			continue
@@ -204,8 +208,13 @@ func AccumulateOpenAI(t testing.TB, stream []byte) Response {
 				Finish *string `json:"finish_reason"`
 			} `json:"choices"`
 			Usage json.RawMessage `json:"usage"`
+			Error json.RawMessage `json:"error"`
 		}
 		require.NoError(t, json.Unmarshal(ev.Data, &c), "%s", ev.Data)
+		if len(c.Error) > 0 {
+			a.Errors = append(a.Errors, string(ev.Data))
+			continue
+		}
 		if id == "" {
 			id = c.ID
 		}
@@ -281,7 +290,10 @@ func AccumulateAnthropic(t testing.TB, stream []byte) Response {
 		}
 		require.NoError(t, json.Unmarshal(ev.Data, &e), "%s", ev.Data)
 		require.Equal(t, e.Type, ev.Type, "event name and type differ")
+		require.Empty(t, a.Errors, "event after an error: %s", ev.Data)
 		switch e.Type {
+		case "error":
+			a.Errors = append(a.Errors, string(ev.Data))
 		case "content_block_start":
 			require.Equal(t, len(blocks), e.Index, "block start out of order")
 			blocks = append(blocks, &block{typ: e.ContentBlock.Type, text: e.ContentBlock.Text, id: e.ContentBlock.ID, name: e.ContentBlock.Name, open: true})

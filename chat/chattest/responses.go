@@ -133,6 +133,18 @@ type rsOutputItem struct {
 // event's output is the items as they were streamed. Finish is the final
 // response's status.
 func AccumulateResponses(t testing.TB, stream []byte) Response {
+	return accumulateResponses(t, stream, false)
+}
+
+// AccumulateResponsesCut is AccumulateResponses for a stream that may have
+// been cut: it may end with an error event (Errors) or without its final
+// event, and an item may be left open (a call cut while it streamed: its
+// arguments as they went out), which the final output leaves out.
+func AccumulateResponsesCut(t testing.TB, stream []byte) Response {
+	return accumulateResponses(t, stream, true)
+}
+
+func accumulateResponses(t testing.TB, stream []byte, cut bool) Response {
 	var a Response
 	var d sse.Decoder
 	evs, _ := d.Feed(stream)
@@ -145,9 +157,17 @@ func AccumulateResponses(t testing.TB, stream []byte) Response {
 		if !ev.IsMessage() {
 			continue
 		}
+		if string(ev.Data) == "[DONE]" && cut {
+			continue // a server that ends its stream as chat completions do
+		}
 		require.False(t, final, "event after the final one: %s", ev.Data)
+		require.Empty(t, a.Errors, "event after an error: %s", ev.Data)
 		var e rsEvent
 		require.NoError(t, json.Unmarshal(ev.Data, &e), "%s", ev.Data)
+		if e.Type == "error" && cut {
+			a.Errors = append(a.Errors, string(ev.Data))
+			continue
+		}
 		if ev.Type != "" {
 			require.Equal(t, e.Type, ev.Type, "event name and type differ")
 		}
@@ -215,14 +235,25 @@ func AccumulateResponses(t testing.TB, stream []byte) Response {
 		case "response.completed", "response.incomplete", "response.failed":
 			final = true
 			a.Finish = e.Response.Status
-			require.Len(t, e.Response.Output, len(items), "final output: %s", ev.Data)
+			done := items
+			if cut {
+				done = nil
+				for _, it := range items {
+					if it.open {
+						require.Equal(t, "function_call", it.Type, "only a cut call stays open")
+						continue
+					}
+					done = append(done, it)
+				}
+			}
+			require.Len(t, e.Response.Output, len(done), "final output: %s", ev.Data)
 			for k, o := range e.Response.Output {
-				require.False(t, items[k].open, "item %d not done at the end", k)
-				require.JSONEq(t, string(items[k].done), string(o), "final output item %d", k)
+				require.False(t, done[k].open, "item %d not done at the end", k)
+				require.JSONEq(t, string(done[k].done), string(o), "final output item %d", k)
 			}
 		}
 	}
-	require.True(t, final, "no final event")
+	require.True(t, final || cut, "no final event")
 	for _, it := range items {
 		responsesItem(&a, it.Type, it.CallID, it.Name, it.Args, it.Parts)
 	}

@@ -25,7 +25,10 @@ import (
 // (of a Responses request: its input, a string or items) as the model's
 // content. The request's model name picks a behaviour: "echo" (content split
 // at character boundaries), "bytes" (split anywhere, also inside
-// characters), "cut", "hardcut", "malformed", "errorevent", "status500",
+// characters), "cut" (the stream ends cleanly before its finish marker),
+// "hardcut" (the same, then the connection is reset), "limit" (the answer
+// ends as cut by the token limit: finish_reason length, stop_reason
+// max_tokens, response.incomplete), "malformed", "errorevent", "status500",
 // "slow", "runaway".
 type EchoUpstream struct {
 	Server  *httptest.Server
@@ -73,14 +76,19 @@ func (u *EchoUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
+		var doc []byte
 		switch {
 		case anth:
-			w.Write(AnthropicDoc(content))
+			doc = AnthropicDoc(content)
 		case resp:
-			w.Write(ResponsesDoc(content))
+			doc = ResponsesDoc(content)
 		default:
-			w.Write(OpenAIDoc(content))
+			doc = OpenAIDoc(content)
 		}
+		if req.Model == "limit" {
+			doc = LimitEnd(doc)
+		}
+		w.Write(doc)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -113,6 +121,8 @@ func (u *EchoUpstream) serve(w http.ResponseWriter, r *http.Request) {
 			stream = stream[:bytes.Index(stream, []byte(`"finish_reason":"stop"`))]
 			stream = stream[:bytes.LastIndex(stream, []byte("data: "))]
 		}
+	case "limit":
+		stream = LimitEnd(stream)
 	case "malformed":
 		i := bytes.Index(stream, []byte("\n\n")) + 2
 		stream = append(append(append([]byte(nil), stream[:i]...), "data: {\"choices\":[{oops\n\n"...), stream[i:]...)
@@ -149,6 +159,18 @@ func (u *EchoUpstream) serve(w http.ResponseWriter, r *http.Request) {
 			conn.Close()
 		}
 	}
+}
+
+// LimitEnd makes a stream or document built by this package end as the
+// token limit ends an answer: finish_reason length (OpenAI), stop_reason
+// max_tokens (Anthropic), status incomplete with max_output_tokens
+// (Responses).
+func LimitEnd(b []byte) []byte {
+	b = bytes.ReplaceAll(b, []byte(`"finish_reason":"stop"`), []byte(`"finish_reason":"length"`))
+	b = bytes.ReplaceAll(b, []byte(`"stop_reason":"end_turn"`), []byte(`"stop_reason":"max_tokens"`))
+	b = bytes.ReplaceAll(b, []byte(`response.completed`), []byte(`response.incomplete`))
+	return bytes.ReplaceAll(b, []byte(`"status":"completed","error":null,"incomplete_details":null`),
+		[]byte(`"status":"incomplete","error":null,"incomplete_details":{"reason":"max_output_tokens"}`))
 }
 
 // runaway streams the same call over and over until the client side goes

@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,7 +28,8 @@ const proxyUsage = `Usage: toolsieve proxy --upstream URL [--listen ADDR] [--too
                        [--mode strict|lenient] [--retries N] [--hold-text] [--stream-calls] [--dialects LIST]
                        [--no-builtin] [--backoff D] [--header-timeout D] [--idle-timeout D]
                        [--response-timeout D] [--client-timeout D] [--memory-budget SIZE]
-                       [--max-request-body SIZE] [--metrics] [--log-format text|json] [--log-level LEVEL]
+                       [--max-request-body SIZE] [--client-keys-file FILE] [--metrics]
+                       [--log-format text|json] [--log-level LEVEL]
        toolsieve proxy [--policy FILE] [policy flags] --explain MODEL
 
 Serves an OpenAI-compatible (and Anthropic-compatible) endpoint on ADDR and
@@ -39,6 +42,11 @@ content, and finish_reason tool_calls (stop_reason tool_use). Everything
 else passes through unchanged, but GET /healthz, which the proxy answers.
 Credentials are forwarded, never logged; user:password@ in URL is sent as
 Basic authentication on requests without an Authorization header.
+
+Listening on an address other than loopback is logged as a warning: anyone
+who can reach it can use the proxy. With credentials in --upstream (user
+information, or a key in its query) the proxy then refuses to start unless
+--client-keys-file names the keys that every request must present.
 
 A policy decides per request (see docs/policy.md): the first rule of
 --policy whose glob matches the request's model, then the built-in rule of
@@ -81,12 +89,20 @@ Flags:
                         it sends its request, between requests, or while it
                         takes none of its answer (default 1m0s)
   --memory-budget SIZE  bytes held across requests: request bodies, answers
-                        held for retries, whole answers being rewritten
-                        (default 256MiB); past it held streams go out
-                        unheld and other requests get 503
+                        held for retries, whole answers being rewritten,
+                        stream buffers grown by large events (default
+                        256MiB); past it held streams go out unheld and
+                        other requests get 503. Also the Go runtime's
+                        memory limit, unless GOMEMLIMIT is set
   --max-request-body SIZE
                         largest request body; larger ones get 413
                         (default 32MiB)
+  --client-keys-file FILE
+                        keys, one per line (# comments), that every request
+                        but GET /healthz must present, as X-Toolsieve-Key,
+                        Authorization: Bearer KEY or x-api-key (the last two
+                        are then removed before forwarding); others get 401.
+                        Compared in constant time, never logged
   --metrics             serve Prometheus metrics on GET /metrics
   --explain MODEL       print the settings a request for MODEL gets, and exit
   --log-format FMT      text or json (default text), on standard error
@@ -123,6 +139,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	clientTimeout := fs.Duration("client-timeout", defaultClientTimeout, "")
 	memBudget := sizeFlag(fs, "memory-budget", sievehttp.DefaultMemoryBudget)
 	maxBody := sizeFlag(fs, "max-request-body", sievehttp.DefaultMaxRequestBytes)
+	keysFile := fs.String("client-keys-file", "", "")
 	pf := addPolicyFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -153,6 +170,17 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *clientTimeout <= 0 {
 		return usageError(stderr, name, proxyUsage, fmt.Sprintf("bad --client-timeout value %s (want more than 0)", *clientTimeout))
 	}
+	var keys *sievehttp.ClientKeys
+	if *keysFile != "" {
+		if keys, err = sievehttp.LoadClientKeys(*keysFile); err != nil {
+			return usageError(stderr, name, proxyUsage, "--client-keys-file: "+err.Error())
+		}
+	}
+	open := !loopback(*listen)
+	if open && keys == nil && upstreamCredentials(up) {
+		return usageError(stderr, name, proxyUsage, fmt.Sprintf("--upstream holds credentials and --listen %s is not a loopback address: "+
+			"anyone who can reach it would use them; name the keys clients must present with --client-keys-file, or listen on 127.0.0.1", *listen))
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usageError(stderr, name, proxyUsage, fmt.Sprintf("bad --log-level value %q", *logLevel))
@@ -176,11 +204,14 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opt.Tools = tools
 	}
 
+	limit, fromEnv := setMemoryLimit(int64(*memBudget))
+
 	p := sievehttp.NewProxy(up, opt)
 	p.Logger = logger
 	p.Policy = policy
 	p.MemoryBudget, p.MaxRequestBytes = int64(*memBudget), int64(*maxBody)
 	p.ClientWriteTimeout = *clientTimeout
+	p.ClientKeys = keys
 	if *metrics {
 		p.Metrics = sievehttp.NewMetrics()
 		p.Metrics.Version = versionString()
@@ -206,11 +237,17 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", p,
 		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "client_overrides", policy.ClientOverrides,
-		"metrics", *metrics, "memory_budget", int64(*memBudget), "upstream_basic_auth", up.User != nil)
+		"metrics", *metrics, "memory_budget", int64(*memBudget), "memory_limit", limit, "memory_limit_from", fromEnv,
+		"upstream_basic_auth", up.User != nil)
+	if open {
+		logger.Warn("listening on an address other than loopback: anyone who can reach it can use the proxy",
+			"addr", ln.Addr().String(), "client_keys", keys.Len())
+	}
 	for _, o := range over {
 		logger.Warn(o.String())
 	}
 	proxyListening(ln.Addr())
+	go releaseIdle(ctx, p, int64(*memBudget))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -230,6 +267,85 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitIO
 	}
 	return exitOK
+}
+
+// setMemoryLimit sets the Go runtime's soft memory limit to the memory
+// budget, so that the memory the proxy takes from the system follows the
+// budget and not only the bytes the budget counts (the garbage collector
+// works harder as the heap nears it, instead of letting the heap reach
+// twice what is live), unless the operator set GOMEMLIMIT. What the budget
+// does not count (the parsers' bounded state, connection buffers, garbage
+// not collected yet, the binary) is the difference between the budget and
+// the process's size. It returns the limit in force and where it came from
+// ("budget" or "GOMEMLIMIT").
+func setMemoryLimit(budget int64) (int64, string) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1), "GOMEMLIMIT"
+	}
+	debug.SetMemoryLimit(budget)
+	return budget, "budget"
+}
+
+// releaseIdle gives memory back to the system once the proxy holds nothing
+// of its budget: after a load the runtime keeps the heap it grew (garbage
+// is only collected as more is allocated, and free pages go back slowly),
+// so the process would stay at its peak. Every releaseEvery, when nothing
+// is held and the process keeps more than a quarter of the budget (16 MiB
+// at least), it collects and returns what is free.
+func releaseIdle(ctx context.Context, p *sievehttp.Proxy, budget int64) {
+	t := time.NewTicker(releaseEvery)
+	defer t.Stop()
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if held, _ := p.MemoryHeld(); held > 0 {
+			continue
+		}
+		metrics.Read(sample)
+		if kept := int64(sample[0].Value.Uint64() - sample[1].Value.Uint64()); kept > max(16<<20, budget/4) {
+			debug.FreeOSMemory()
+		}
+	}
+}
+
+// releaseEvery is how often releaseIdle looks.
+const releaseEvery = 2 * time.Second
+
+// loopback reports a --listen address that only this machine reaches:
+// localhost or a loopback IP (an empty host, as in ":8080", is every
+// interface).
+func loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		host = listen
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// upstreamCredentials reports credentials in the upstream URL, which the
+// proxy adds to the requests it forwards: user information, or a query
+// parameter named like a key (key, token, secret, password, signature).
+func upstreamCredentials(u *url.URL) bool {
+	if u.User != nil {
+		return true
+	}
+	for k := range u.Query() {
+		k = strings.ToLower(k)
+		for _, w := range [...]string{"key", "token", "secret", "password", "sig", "auth"} {
+			if strings.Contains(k, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // defaultClientTimeout is --client-timeout's default.

@@ -226,3 +226,65 @@ func TestProxyCommandLimitsUsage(t *testing.T) {
 		assert.EqualValues(t, want, b, in)
 	}
 }
+
+// TestProxyCommandOpenListen: listening beyond loopback is logged as a
+// warning; with credentials in --upstream the proxy refuses to start
+// unless --client-keys-file names the keys, which every request must then
+// present (and which never reach the log).
+func TestProxyCommandOpenListen(t *testing.T) {
+	var auth atomic.Value
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		auth.Store(r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":[]}`)
+	}))
+	defer up.Close()
+	withCreds := strings.Replace(up.URL, "http://", "http://op:op-PASS-77@", 1)
+	for _, tc := range []struct{ upstream, listen string }{
+		{withCreds, "0.0.0.0:0"},
+		{withCreds, ":0"},
+		{up.URL + "/?api_key=k", "[::]:0"},
+	} {
+		code, _, stderr := runCmd(t, nil, "proxy", "--upstream", tc.upstream, "--listen", tc.listen)
+		require.Equal(t, exitUsage, code, tc)
+		require.Contains(t, stderr, "--upstream holds credentials and --listen "+tc.listen+" is not a loopback address", tc)
+		require.NotContains(t, stderr, "op-PASS")
+	}
+	for in, want := range map[string]bool{"127.0.0.1:80": true, "[::1]:80": true, "localhost:8080": true, "0.0.0.0:80": false, ":80": false, "192.168.1.2:80": false, "[::]:80": false, "proxy.internal:80": false} {
+		require.Equal(t, want, loopback(in), in)
+	}
+
+	// Open, without credentials: a warning.
+	logs := &lockedBuffer{}
+	_, stop := startProxyCmd(t, logs, "--upstream", up.URL, "--listen", "0.0.0.0:0")
+	require.Equal(t, exitOK, stop())
+	require.Contains(t, logs.String(), "level=WARN msg=\"listening on an address other than loopback: anyone who can reach it can use the proxy\"")
+
+	// Open, with credentials and client keys: starts; requests need a key.
+	keys := filepath.Join(t.TempDir(), "keys")
+	require.NoError(t, os.WriteFile(keys, []byte("# agents\nck-agent-SECRET-1\n"), 0o600))
+	logs = &lockedBuffer{}
+	addr, stop := startProxyCmd(t, logs, "--upstream", withCreds, "--listen", "0.0.0.0:0", "--client-keys-file", keys)
+	_, port, _ := net.SplitHostPort(addr)
+	url := "http://127.0.0.1:" + port + "/v1/models"
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer ck-agent-SECRET-1")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "Basic b3A6b3AtUEFTUy03Nw==", auth.Load(), "the operator's credentials, not the client's key")
+	require.Equal(t, exitOK, stop())
+	require.Contains(t, logs.String(), "client_keys=1")
+	require.NotContains(t, logs.String(), "SECRET")
+	require.NotContains(t, logs.String(), "op-PASS")
+
+	code, _, stderr := runCmd(t, nil, "proxy", "--upstream", up.URL, "--client-keys-file", filepath.Join(t.TempDir(), "none"))
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "--client-keys-file:")
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,8 +40,11 @@ Flags:
   --quiet        print neither the summary nor the notes (warnings are
                  still printed)
 
-Problems in the input (malformed frames, runaways) are reported on standard
-error; they do not change the exit status. Exit status: 0 when the input
+Problems in the input (malformed frames, runaways, a stream that ends before
+its finish marker) are reported on standard error; they do not change the
+exit status. A call that the answer's end cut before the model finished it
+(no finish marker, or a finish reason such as length, max_tokens or an
+incomplete response) is not made native: its markup stays text. Exit status: 0 when the input
 was read, 1 for I/O errors, 2 for bad usage (including a --policy file that
 cannot be read or is not a valid policy).
 `
@@ -145,6 +149,12 @@ func runRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			written += n
 		}
 		if rerr == io.EOF {
+			break
+		}
+		if errors.Is(rerr, chat.ErrTruncated) || errors.Is(rerr, chat.ErrStreamedCall) {
+			// The capture was cut: a problem of the input, said as the
+			// proxy ends such a stream, not an I/O error.
+			fmt.Fprintf(stderr, "toolsieve rewrite: warning: %v\n", rerr)
 			break
 		}
 		if rerr != nil {

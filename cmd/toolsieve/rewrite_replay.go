@@ -74,8 +74,9 @@ func sniffCapture(h *head, api chat.API) (captureInfo, error) {
 }
 
 // eventModel reads the API and model from a stream event that names them:
-// an OpenAI chunk ("model" beside "choices"), or Anthropic's message_start
-// (the message it starts).
+// an OpenAI chunk ("model" beside "choices"), Anthropic's message_start
+// (the message it starts), or a Responses event that carries the response
+// (response.created).
 func eventModel(ev *sse.Event) (api chat.API, model string, ok bool) {
 	if !ev.IsMessage() || !jsonspan.Valid(ev.Data) {
 		return api, "", false
@@ -85,9 +86,11 @@ func eventModel(ev *sse.Event) (api chat.API, model string, ok bool) {
 		return d.API, d.Model, true
 	}
 	ms, _ := jsonspan.Members(data, 0, nil)
-	if mm, has := jsonspan.Lookup(data, ms, "message"); has {
-		if d, ok := chat.ReadDocument(data[mm.Start:mm.End]); ok {
-			return d.API, d.Model, true
+	for _, key := range [...]string{"message", "response"} {
+		if mm, has := jsonspan.Lookup(data, ms, key); has {
+			if d, ok := chat.ReadDocument(data[mm.Start:mm.End]); ok {
+				return d.API, d.Model, true
+			}
 		}
 	}
 	return api, "", false
@@ -120,8 +123,11 @@ func describeReplay(c captureInfo, s *sievehttp.Settings) string {
 // request asks for no retries (a replay has no upstream to ask again).
 func replay(body io.Reader, c captureInfo, opt toolsieve.Options, pol *sievehttp.Policy, notify func(*toolsieve.Event)) (*http.Response, error) {
 	path, ctype := "/v1/chat/completions", "text/event-stream"
-	if c.api == chat.APIAnthropic {
+	switch c.api {
+	case chat.APIAnthropic:
 		path = "/v1/messages"
+	case chat.APIResponses:
+		path = "/v1/responses"
 	}
 	if c.doc {
 		ctype = "application/json"

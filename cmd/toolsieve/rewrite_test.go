@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -139,4 +140,79 @@ func TestRewritePolicyBadFile(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, `toolsieve rewrite: --policy: policy: default: mode "paranoid"`)
+}
+
+// TestRewriteCutByTheLimit: the issue's answer, whole and streamed: its
+// content ends inside <parameter name="path">/home/us and the token limit
+// ended it (finish_reason length, stop_reason max_tokens, an incomplete
+// response). rewrite makes no call of it (its markup stays text, the
+// finish reason as the upstream gave it) and says so; with the model's own
+// end (stop) the call is recovered. A stream that ends before its finish
+// marker is cut too: a warning, exit status 0.
+func TestRewriteCutByTheLimit(t *testing.T) {
+	const content = "Removing it.\n<function_calls>\n<invoke name=\"delete_path\">\n<parameter name=\"path\">/home/us"
+	pieces := chattest.SplitContent(rand.New(rand.NewPCG(5, 5)), content, 7, false)
+	for _, tc := range []struct {
+		name   string
+		api    chat.API
+		doc    bool
+		in     []byte
+		finish string
+	}{
+		{"openai document", chat.APIOpenAI, true, chattest.LimitEnd(chattest.OpenAIDoc(content)), "length"},
+		{"anthropic document", chat.APIAnthropic, true, chattest.LimitEnd(chattest.AnthropicDoc(content)), "max_tokens"},
+		{"responses document", chat.APIResponses, true, chattest.LimitEnd(chattest.ResponsesDoc(content)), "incomplete"},
+		{"openai stream", chat.APIOpenAI, false, chattest.LimitEnd(chattest.OpenAIStream(pieces)), "length"},
+		{"anthropic stream", chat.APIAnthropic, false, chattest.LimitEnd(chattest.AnthropicStream(pieces)), "max_tokens"},
+		{"responses stream", chat.APIResponses, false, chattest.LimitEnd(chattest.ResponsesStream(pieces)), "incomplete"},
+	} {
+		for _, policy := range []string{"", `{"default":{"mode":"lenient"}}`} {
+			args := []string{"rewrite"}
+			if policy != "" {
+				args = append(args, "--policy", writeFile(t, "policy.json", policy))
+			}
+			code, stdout, stderr := runCmd(t, bytes.NewReader(tc.in), args...)
+			require.Equal(t, exitOK, code, "%s: %s", tc.name, stderr)
+			var got chattest.Response
+			switch {
+			case tc.doc:
+				got = chattest.AccumulateDoc(t, tc.api, []byte(stdout))
+			case tc.api == chat.APIResponses:
+				got = chattest.AccumulateResponsesCut(t, []byte(stdout))
+			default:
+				got = accumulate(t, tc.api, false, []byte(stdout))
+			}
+			msg := tc.name + " " + policy
+			if policy != "" && !tc.doc {
+				// Replayed as the proxy answers: lenient streams calls, the
+				// call had started to go out, and the stream ends with an
+				// error in place of the upstream's ending.
+				for _, c := range got.Calls {
+					require.False(t, json.Valid([]byte(c.Args)), "%s: %s", msg, c.Args)
+				}
+				require.Empty(t, got.Finish, msg)
+				require.Contains(t, stderr, "warning: toolsieve: a streamed tool call could not complete; the answer is cut: the answer was cut (token limit) while it streamed", msg)
+				require.Contains(t, stderr, `tool call "delete_path" cut off before the model finished it (the finish reason says the answer was cut); its arguments were not completed`, msg)
+				continue
+			}
+			require.Empty(t, got.Calls, msg)
+			require.Equal(t, tc.finish, got.Finish, msg)
+			if tc.api != chat.APIResponses || tc.doc {
+				require.Equal(t, content, got.Text, msg)
+			}
+			require.Contains(t, stderr, `tool call "delete_path" cut off before the model finished it (the finish reason says the answer was cut); kept as text`, msg)
+			require.Contains(t, stderr, "1 call cut before the model finished it (truncated)", msg)
+		}
+	}
+	// The model's own end: recovered.
+	code, stdout, _ := runCmd(t, bytes.NewReader(chattest.OpenAIDoc(content)), "rewrite")
+	require.Equal(t, exitOK, code)
+	require.Len(t, chattest.AccumulateDoc(t, chat.APIOpenAI, []byte(stdout)).Calls, 1)
+	// No finish marker at all.
+	stream := chattest.OpenAIStream(pieces)
+	stream = stream[:bytes.Index(stream, []byte(`{"index":0,"delta":{},`))-len(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[`)]
+	code, stdout, stderr := runCmd(t, bytes.NewReader(stream), "rewrite")
+	require.Equal(t, exitOK, code, stderr)
+	require.Empty(t, chattest.AccumulateOpenAI(t, []byte(stdout)).Calls)
+	require.Contains(t, stderr, "warning: toolsieve: the upstream's answer ended before its finish marker; it is incomplete")
 }

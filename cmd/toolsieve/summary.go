@@ -18,6 +18,9 @@ type tally struct {
 	repairs  map[string]int
 	runaways int
 	errors   int
+	// truncated: calls the answer's cut left unfinished (rewrite), not
+	// made native
+	truncated int
 }
 
 // nativeDialect is the dialect the rewriter reports for a native call
@@ -41,6 +44,10 @@ func (t *tally) add(e *toolsieve.Event) {
 	case toolsieve.Runaway:
 		t.runaways++
 	case toolsieve.Error:
+		if e.Reason == toolsieve.ReasonTruncated {
+			t.truncated++
+			return
+		}
 		t.errors++
 	}
 }
@@ -69,6 +76,9 @@ func (t *tally) String(call string) string {
 	fmt.Fprintf(&b, ", %s", plural(t.runaways, "runaway"))
 	if t.native > 0 {
 		fmt.Fprintf(&b, ", native call arguments converted from markup: %d", t.native)
+	}
+	if t.truncated > 0 {
+		fmt.Fprintf(&b, ", %s", pluralPhrase(t.truncated, "call cut before the model finished it (truncated)"))
 	}
 	if t.errors > 0 {
 		fmt.Fprintf(&b, ", %s", plural(t.errors, "error"))

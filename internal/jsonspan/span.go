@@ -11,6 +11,7 @@
 package jsonspan
 
 import (
+	"bytes"
 	"strconv"
 )
 
@@ -173,15 +174,34 @@ func Elems(b []byte, i int, dst []Span) ([]Span, bool) {
 	return dst, false
 }
 
-// Lookup finds the member named key (keys with escapes never match, which
-// no provider writes for the fields we read).
+// Lookup finds the member named key. An object that names a key twice is
+// read as JSON.parse, Python's json and Go's encoding/json read it, and so
+// as the providers do: the last member wins. Keys are compared decoded, so
+// "mod\u0065l" is "model" (a request cannot show the proxy one model and
+// the upstream another).
 func Lookup(b []byte, ms []Member, key string) (Member, bool) {
-	for _, m := range ms {
-		if string(m.Key) == key {
-			return m, true
+	for i := len(ms) - 1; i >= 0; i-- {
+		if sameKey(b, &ms[i], key) {
+			return ms[i], true
 		}
 	}
 	return Member{}, false
+}
+
+// sameKey reports whether member m's key, decoded, is key.
+func sameKey(b []byte, m *Member, key string) bool {
+	if string(m.Key) == key {
+		return true
+	}
+	if len(m.Key) <= len(key) || bytes.IndexByte(m.Key, '\\') < 0 {
+		return false // an escape takes more bytes than the character it stands for
+	}
+	end := m.KeyStart + len(m.Key) + 2
+	if m.KeyStart < 0 || end > len(b) {
+		return false
+	}
+	var buf [64]byte
+	return string(AppendUnquoted(buf[:0], b[m.KeyStart:end])) == key
 }
 
 // IsString reports whether the member's value is a JSON string.

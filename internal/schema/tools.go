@@ -58,25 +58,29 @@ func ParseTools(data []byte) (*Tools, error) {
 			return nil, err
 		}
 	case '{':
-		var body map[string]json.RawMessage
-		if err := json.Unmarshal(data, &body); err != nil {
-			return nil, fmt.Errorf("tools: %w", err)
+		// The members are found in place: a request body's messages are
+		// not copied (they may be most of many megabytes). A key named
+		// twice is read as encoding/json reads it: the last one wins.
+		if !jsonspan.Valid(data) {
+			var v any
+			return nil, fmt.Errorf("tools: %w", json.Unmarshal(data, &v))
 		}
+		ms, _ := jsonspan.Members(data, 0, nil)
 		found := false
 		for _, key := range [...]string{"tools", "functions"} {
-			raw, ok := body[key]
+			m, ok := jsonspan.Lookup(data, ms, key)
 			if !ok {
 				continue
 			}
 			found = true
-			if err := t.addArray(raw, key); err != nil {
+			if err := t.addArray(data[m.Start:m.End], key); err != nil {
 				return nil, err
 			}
 		}
 		if !found {
 			// A single tool declaration rather than a request body.
-			_, hasName := body["name"]
-			_, hasFunc := body["function"]
+			_, hasName := jsonspan.Lookup(data, ms, "name")
+			_, hasFunc := jsonspan.Lookup(data, ms, "function")
 			if hasName || hasFunc {
 				if err := t.addEntry(data, "tool"); err != nil {
 					return nil, err
