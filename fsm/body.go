@@ -610,9 +610,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		return
 	}
 	m.call.repairs |= rep
-	if h := m.call.spec.header; h != nil && h.bare != nil && !m.call.hdr.sep {
-		h.bare(m, end)
-	}
+	m.bareHeader(end)
 	if m.call.muted { // a disabled dialect: its markup stays text
 		m.envs = m.envs[:0]
 		m.flushText(end)
@@ -684,6 +682,16 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	m.blk.calls++
 	m.call = call{loose: -1}
 	m.lv = lvBlock
+}
+
+// bareHeader reads the header of a call closed before its separator, the
+// header ending at buf[:end]: a caller that meets the closing token passes
+// its start, so that the token is not part of the name.
+func (m *Machine) bareHeader(end int) {
+	if h := m.call.spec.header; h != nil && h.bare != nil && !m.call.hdr.sep {
+		h.bare(m, end)
+		m.call.hdr.sep = true
+	}
 }
 
 // emitEnvelopes reports the calls of a JSON array of call objects: the

@@ -360,6 +360,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.note(t)
 		m.openers = 0
 		m.looseValue(tokStart)
+		m.bareHeader(tokStart)
 		if s := m.call.spec; t.Kind == lexer.Special && s.call != lexer.Unknown && !s.call.IsSpecial() {
 			// A token closes the call around its element (step3's
 			// <｜tool_call_end｜>): the element's own closer is missing.
@@ -370,6 +371,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	case rBlockClose:
 		m.openers = 0
 		m.looseValue(tokStart)
+		m.bareHeader(tokStart)
 		if m.call.spec.call == lexer.Unknown { // the block is the call: its closer too
 			m.completeCall(len(m.buf), 0)
 		} else {

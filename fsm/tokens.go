@@ -131,8 +131,14 @@ var tokenHeader = header{
 		}
 	},
 	bare: func(m *Machine, end int) { // <｜tool▁call▁begin｜>NAME<｜tool▁call▁end｜>
+		header := bytes.TrimSpace(m.looseText(end))
+		if bytes.HasPrefix(header, []byte("functions.")) {
+			m.decideNamed(KimiK2)
+			m.kimiName(header)
+			return
+		}
 		m.decideNamed(DeepSeekV31)
-		m.call.name = m.keepName(bytes.TrimSpace(m.looseText(end)))
+		m.call.name = m.keepName(header)
 	},
 }
 
