@@ -68,6 +68,9 @@ type Spec struct {
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
 	frame []lexer.Marker
+	// braceName: a call's name may end at the '{' of its arguments, the
+	// separator token left out (mistral's [TOOL_CALLS]add{"a": 1}).
+	braceName bool
 	// argSwap: a marker of its own that its models write where an
 	// argument's opener belongs (glm's <tool_call> for <arg_key>); the
 	// argument's closer after it shows it (substitute.go).
@@ -266,7 +269,7 @@ var table = []Spec{
 		Example: "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"SF\"}",
 		opens:   []opener{{marker: lexer.MistralToolCalls, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.MistralToolCalls, rCallOpen}, {lexer.MistralArgs, rSep}, {lexer.MistralCallID, rID}},
-		name:    nameHeader, json: true, ends: true, envFirst: true, header: &mistralHeader},
+		name:    nameHeader, json: true, ends: true, envFirst: true, header: &mistralHeader, braceName: true},
 	{Name: Llama3, Family: "llama", shape: shEnvelope,
 		Example: "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"SF\"}}",
 		opens:   []opener{{marker: lexer.PythonTag, role: rBlockOpen}},

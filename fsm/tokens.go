@@ -62,6 +62,23 @@ func (m *Machine) textLooseCall(b []byte) int {
 		c.loose = len(m.buf) + i
 	}
 	switch {
+	case c.spec.braceName && c.name.b == c.name.a && !c.hdr.idNext:
+		// [TOOL_CALLS]add{..}: a name followed by its arguments without
+		// the separator token; the '{' ends the name when it is one.
+		from := max(0, c.loose-len(m.buf))
+		if j := bytes.IndexByte(b[from:], '{'); j >= 0 {
+			j += from
+			name := append(append(m.scratch[:0], m.looseText(len(m.buf))...), b[max(0, c.loose-len(m.buf)):j]...)
+			m.scratch = name
+			if isIdent(name) {
+				if !m.add(b[:j]) {
+					return j
+				}
+				m.setName(bytes.TrimSpace(name))
+				c.loose = -1
+				return j
+			}
+		}
 	case c.spec.shape == shTokens && c.hdr.sep: // deepseek_v3: the name is the line after `function<｜tool▁sep｜>`
 		from := max(0, c.loose-len(m.buf)) // the name starts at its first non-space byte
 		if j := bytes.IndexAny(b[from:], "\n`{"); j >= 0 {
