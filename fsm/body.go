@@ -58,9 +58,9 @@ func (m *Machine) textLoose(b []byte) int {
 				}
 				return i
 			}
-			if m.pyCanStart(c) {
+			if s := m.pyStarts(c); s != nil {
 				if m.add(b[:i]) {
-					m.startPy(m.blk.spec, len(m.buf))
+					m.startPy(s, len(m.buf))
 				}
 				return i
 			}
@@ -311,7 +311,7 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	case lvBlock:
 		// A unit of an envelope dialect: JSON call objects stand in it. Where
 		// the content decides the dialect, only as its first call.
-		return (c == '{' || c == '[') && (m.blk.spec != nil || m.blk.calls == 0) && m.envelopeFor(c) != nil
+		return (c == '{' || c == '[' && m.pyList() == nil) && (m.blk.spec != nil || m.blk.calls == 0) && m.envelopeFor(c) != nil
 	}
 	return false
 }

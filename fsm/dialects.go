@@ -177,6 +177,7 @@ const (
 	Apertus        = "apertus"
 	Llama4Pythonic = "llama4_pythonic"
 	LFM2           = "lfm2"
+	LFM2JSON       = "lfm2_json"
 	OLMo3          = "olmo3"
 	Gemma4         = "gemma4"
 	FunctionGemma  = "functiongemma"
@@ -321,6 +322,13 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.ToolCallEnd, rBlockClose}},
 		name:    nameCallee},
+	// lfm2_json shares lfm2's tokens: LFM2's JSON mode and openPangu write
+	// an array of call objects where lfm2 writes Python calls (pyToJSON).
+	{Name: LFM2JSON, Family: "pythonic", shape: shEnvelope,
+		Example: "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}]<|tool_call_end|>",
+		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.ToolCallEnd, rBlockClose}},
+		name:    nameEnvelope, json: true, ends: true, list: true},
 	{Name: OLMo3, Family: "invoke", shape: shPython,
 		Example: "<function_calls>\nget_weather(city='SF')\n</function_calls>",
 		opens:   []opener{{marker: lexer.FunctionCalls, role: rBlockOpen}},

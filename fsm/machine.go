@@ -155,7 +155,10 @@ const (
 
 // block is the open wrapper.
 type block struct {
-	cands    dset  // the dialects it may belong to
+	cands dset // the dialects it may belong to
+	// alts: candidates set aside when a pythonic body was chosen for a
+	// '[' that may also start a JSON array (pyToJSON)
+	alts     dset
 	variants dset  // those of them its opener spelt in a borrowed way
 	spec     *Spec // the one dialect it belongs to, once known
 	open     markerInfo
