@@ -304,7 +304,7 @@ func (m *Machine) jsonCanStart(c byte) bool {
 			return false
 		case cl.spec.envFirst && !cl.hdr.named:
 			return c == '{' || c == '['
-		case cl.spec.header != nil:
+		case cl.spec.header != nil && cl.spec.key == lexer.Unknown: // a key/value call may hold an envelope
 			return c == '{' && cl.hdr.named
 		}
 		return c == '{'
@@ -740,6 +740,9 @@ func (m *Machine) eof() {
 	m.looseEnd(RMissingCloser)
 	switch m.lv {
 	case lvValue, lvJSON, lvCall:
+		if m.lv == lvCall {
+			m.bareHeader(len(m.buf))
+		}
 		m.looseValue(len(m.buf))
 		rep := RClosedAtEOF
 		if m.call.spec.call != lexer.Unknown || m.lv != lvCall || !m.call.done {

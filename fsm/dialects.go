@@ -171,6 +171,8 @@ const (
 	SeedOSS        = "seed_oss"
 	Granite        = "granite"
 	Hunyuan        = "hunyuan"
+	HyV3           = "hy_v3"
+	HyV4           = "hy_v4"
 	Longcat        = "longcat"
 	InternLM2      = "internlm2"
 	GigaChat3      = "gigachat3"
@@ -293,6 +295,20 @@ var table = []Spec{
 		Example: "<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}]</tool_calls>",
 		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen}},
 		block:   lexer.ToolCalls, name: nameEnvelope, json: true, ends: true, list: true},
+	// Tencent's Hunyuan writes GLM's key/value arguments in calls of their
+	// own inside a <tool_calls> wrapper: Hy3 ends the name with <tool_sep>,
+	// Hy4 does not and may carry a per-checkpoint suffix on every tag
+	// (<tool_call:opensource>); the header decides (hunyuanHeader).
+	{Name: HyV3, Family: "invoke", shape: shKV,
+		Example: "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>\n</tool_calls>",
+		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen}},
+		block:   lexer.ToolCalls, call: lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue,
+		tokens: []tokenRole{{lexer.ToolSepTag, rSep}}, name: nameHeader, header: &hunyuanHeader, json: true},
+	{Name: HyV4, Family: "invoke", shape: shKV,
+		Example: "<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource><arg_value:opensource>SF</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen}},
+		block:   lexer.ToolCalls, call: lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue,
+		name: nameHeader, header: &hunyuanHeader, json: true},
 	{Name: Longcat, Family: "longcat", shape: shEnvelope,
 		Example: "<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}\n</longcat_tool_call>",
 		opens:   []opener{{marker: lexer.LongcatToolCall, role: rBlockOpen}},
@@ -673,6 +689,26 @@ var structural = tagSet(func(s *Spec) []lexer.Marker {
 	}
 	return out
 })
+
+// tagTokens are the tags that some dialect lists among its tokens: inside
+// its units they have the token's role (hy_v3's <tool_sep>).
+var tagTokens = tagSet(func(s *Spec) []lexer.Marker {
+	var out []lexer.Marker
+	for _, tr := range s.tokens {
+		out = append(out, tr.marker)
+	}
+	return out
+})
+
+// callTags are the call elements that are also some dialect's wrapper
+// (<tool_call> holds one Hunyuan call, and is qwen3_coder's wrapper).
+var callTags = func() (set [256]bool) {
+	calls := tagSet(func(s *Spec) []lexer.Marker { return []lexer.Marker{s.call} })
+	for mk := range set {
+		set[mk] = calls[mk] && blockTags[mk]
+	}
+	return set
+}()
 
 // framing are the tags of some dialect's message framing (Spec.frame).
 var framing = tagSet(func(s *Spec) []lexer.Marker { return s.frame })

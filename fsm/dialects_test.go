@@ -42,10 +42,11 @@ func TestOpeners(t *testing.T) {
 		variants []string
 	}{
 		{`<function_calls>`, rBlockOpen, []string{Anthropic, DSML, OLMo3}, nil},
-		{`<｜DSML｜tool_calls>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, MiniMaxM1}, []string{Anthropic, Hunyuan, MiniMaxM1}},
+		{`<｜DSML｜tool_calls>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, []string{Anthropic, Hunyuan, HyV3, HyV4, MiniMaxM1}},
 		{`<｜DSML｜toolcall>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}},
 		{`<｜DSML｜tool_call>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Granite}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Granite}},
-		{`<toolscall>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, MiniMaxM1}, nil}, // an alias: the token is a variant
+		{`<toolscall>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil}, // an alias: the token is a variant
+		{`<tool_calls:opensource>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil},
 		{`<TOOLCALL>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}, []string{MiniMax, Qwen3Coder, Hermes, GLM}},
 		{`<|START_ACTION|>`, rBlockOpen, []string{Cohere}, nil},
 		{`<invoke name="f">`, rCallOpen, []string{Anthropic, DSML}, nil},

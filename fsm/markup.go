@@ -118,6 +118,14 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 		}
 		return rNone
 	}
+	if tagTokens[t.Marker] {
+		if r := tokenRoleOf(cands, t.Marker); r != rNone {
+			return r // a tag that acts as a token (hy_v3's <tool_sep>)
+		}
+	}
+	if callTags[t.Marker] && anyOf(cands, func(c *Spec) bool { return c.call == t.Marker }) {
+		return pick(rCallOpen, rCallClose) // a dialect's own call element, though another's wrapper is named so
+	}
 	if blockTags[t.Marker] && (s == nil || s.shape != shAttrJSON || t.Marker == s.block) {
 		return pick(rBlockOpen, rBlockClose)
 	}
@@ -338,6 +346,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.looseValue(tokStart)
 		m.openValue(t, false)
 	case rKeyOpen:
+		m.bareHeader(tokStart)
 		m.looseValue(tokStart)
 		m.openValue(t, true)
 	case rValOpen:
@@ -359,8 +368,8 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	case rCallClose:
 		m.note(t)
 		m.openers = 0
-		m.looseValue(tokStart)
 		m.bareHeader(tokStart)
+		m.looseValue(tokStart)
 		if s := m.call.spec; t.Kind == lexer.Special && s.call != lexer.Unknown && !s.call.IsSpecial() {
 			// A token closes the call around its element (step3's
 			// <｜tool_call_end｜>): the element's own closer is missing.
@@ -370,8 +379,8 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		}
 	case rBlockClose:
 		m.openers = 0
-		m.looseValue(tokStart)
 		m.bareHeader(tokStart)
+		m.looseValue(tokStart)
 		if m.call.spec.call == lexer.Unknown { // the block is the call: its closer too
 			m.completeCall(len(m.buf), 0)
 		} else {

@@ -176,6 +176,25 @@ var mistralHeader = header{
 	},
 }
 
+// hunyuanHeader reads Hunyuan's call header: the name up to <tool_sep>
+// (hy_v3), or, without one, up to the first <arg_key> or the call's closer
+// (hy_v4).
+var hunyuanHeader = header{
+	loose: func(c *call) bool { return true }, // a key/value call: loose text is collected anyway
+	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
+		m.call.hdr.sep = true
+		m.decideNamed(HyV3)
+		m.setName(header)
+	},
+	bare: func(m *Machine, end int) {
+		if name := bytes.TrimSpace(m.looseText(end)); m.call.name.a == m.call.name.b && isIdent(name) {
+			m.decideNamed(HyV4)
+			m.setName(name)
+			m.call.loose = -1
+		}
+	},
+}
+
 // harmonyHeader reads a harmony message header at <|message|>.
 var harmonyHeader = header{
 	loose: func(c *call) bool { return !c.hdr.sep },
