@@ -295,8 +295,11 @@ type Machine struct {
 	code codeState
 	// prev is the input byte before the next one handled (0 at the start):
 	// a word opener counts only after a byte that is not a word byte.
-	prev   byte
-	plain  bool // WritePlain may take a chunk (plain.go)
+	prev  byte
+	plain bool // WritePlain may take a chunk (plain.go)
+	// lead: nothing was read yet, and the stream may start with a harmony
+	// header without its <|start|> token (harmonylead.go)
+	lead   bool
 	atLine bool // the next text byte starts a line
 	wl     wordLine
 	// jopen: the bytes that wait for the JSON scanner end with a backslash
@@ -354,6 +357,9 @@ func New(opt Options, sink Sink) *Machine {
 	m.sink = &m.loop
 	m.call.loose = -1
 	m.watchProse()
+	if h, _ := lookup(Harmony); m.ix.on.has(int(h.id)) {
+		m.lead = true // the stream may start with a harmony header without its <|start|> (harmonylead.go)
+	}
 	m.plain = m.idle()
 	return m
 }
@@ -666,6 +672,9 @@ func (m *Machine) runaway(reason Reason) {
 // ---- text level ----
 
 func (m *Machine) textInText(b []byte) int {
+	if m.lead {
+		m.startLead(b[0])
+	}
 	if m.wl != wlNone {
 		return m.textWordLine(b)
 	}
@@ -759,6 +768,10 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 
 func (m *Machine) tagInText(t *lexer.Token) {
 	if m.labelHeld() && m.labelTag(t) {
+		return
+	}
+	m.lead = false
+	if m.wl == wlHeader && m.leadHeader(t) {
 		return
 	}
 	r, cands, variants := m.roleAtText(t)

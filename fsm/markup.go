@@ -328,6 +328,9 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.fenceIn(t)
 		return
 	}
+	if m.call.spec.shape == shHarmony && m.harmonyFraming(t, tokStart) {
+		return
+	}
 	if s := m.elementIn(t, tokStart); s != nil {
 		m.unwrapCall(t, s, tokStart)
 		return

@@ -226,18 +226,22 @@ func (m *Machine) kimiName(header []byte) {
 // reasoning (the analysis channel) or the answer.
 func (m *Machine) harmonyMessage(end int) {
 	h := m.buf[m.call.start:end]
+	var to []byte // the recipient
 	if i := bytes.Index(h, []byte("to=")); i >= 0 {
 		name := h[i+3:]
 		j := 0
 		for j < len(name) && (isWordByte(name[j]) || name[j] == '.' || name[j] == '-' || '0' <= name[j] && name[j] <= '9') {
 			j++
 		}
-		name = bytes.TrimPrefix(name[:j], []byte("functions."))
-		m.setName(name)
+		to = name[:j]
+	}
+	// Muse Glimmer addresses its reasoning to=self and its answer to=user.
+	if len(to) > 0 && string(to) != "self" && string(to) != "user" {
+		m.setName(bytes.TrimPrefix(to, []byte("functions.")))
 		return
 	}
 	// Not a call: the header is discarded, the message is reasoning or text.
-	analysis := bytes.Contains(h, []byte("analysis"))
+	analysis := bytes.Contains(h, []byte("analysis")) || string(to) == "self"
 	s := m.call.spec
 	m.flushDiscard(len(m.buf), DiscardHarmonyHeader)
 	m.toText()
@@ -245,6 +249,27 @@ func (m *Machine) harmonyMessage(end int) {
 		m.lv = lvThink
 		m.thinkBy = s
 	}
+}
+
+// harmonyFraming handles a tag that opens a unit of another dialect at the
+// start of a harmony message's body (Muse Glimmer writes ATEM markup, the
+// invoke grammar, in a message addressed to the tool): the message header
+// is framing, discarded, and the tag opens its own unit as in text. It
+// reports whether it did.
+func (m *Machine) harmonyFraming(t *lexer.Token, tokStart int) bool {
+	c := &m.call
+	if !c.hdr.sep || !c.hdr.named || c.done || c.jsonEnv || m.seg.active || t.Kind != lexer.Tag {
+		return false
+	}
+	if r, cands, _ := m.roleAtText(t); r != rBlockOpen && r != rCallOpen || cands&specSet(c.spec) != 0 {
+		return false
+	}
+	m.buf = m.buf[:tokStart]
+	m.openers-- // the message opened no call after all
+	m.flushDiscard(len(m.buf), DiscardHarmonyHeader)
+	m.toText()
+	m.tagInText(t)
+	return true
 }
 
 // tagInHarmonyThink ends harmony reasoning at the message's end.
