@@ -589,7 +589,7 @@ func (s *Spec) wrapped() bool {
 
 // fits reports whether token t satisfies opener op of dialect s.
 func (op *opener) fits(s *Spec, t *lexer.Token) bool {
-	if op.ns != "" && string(t.NS) != op.ns {
+	if op.ns != "" && (string(t.NS) != op.ns || t.Has(lexer.Suffixed)) {
 		return false
 	}
 	switch op.needs {

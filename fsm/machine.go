@@ -155,18 +155,18 @@ const (
 
 // block is the open wrapper.
 type block struct {
-	cands dset // the dialects it may belong to
-	// alts: candidates set aside when a pythonic body was chosen for a
-	// '[' that may also start a JSON array (pyToJSON)
-	alts     dset
+	cands    dset  // the dialects it may belong to
 	variants dset  // those of them its opener spelt in a borrowed way
 	spec     *Spec // the one dialect it belongs to, once known
 	open     markerInfo
 	implicit bool // no wrapper was written: the call opened it
-	calls    int  // calls completed in this block
-	muted    int  // calls of disabled dialects passed on as text
-	nested   int  // block openers seen inside it
-	words    int  // stray word lines since a call last opened in it (loops.go)
+	// pyFirst: a pythonic body was chosen for a '[' that may also start a
+	// JSON array of another candidate (pyToJSON)
+	pyFirst bool
+	calls   int // calls completed in this block
+	muted   int // calls of disabled dialects passed on as text
+	nested  int // block openers seen inside it
+	words   int // stray word lines since a call last opened in it (loops.go)
 }
 
 // pspan is a parameter: its name in m.names, its value in m.buf.

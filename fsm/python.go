@@ -55,15 +55,20 @@ func (m *Machine) pyList() *Spec {
 // (`<|tool_call_start|>[{"name": ..}]`, LFM2's JSON mode and openPangu).
 // The body goes back to the block level and is read again as JSON.
 func (m *Machine) pyToJSON(end int, c byte) bool {
-	alt := m.blk.alts
-	if c != '{' || m.blk.calls > 0 || m.blk.muted > 0 || alt == 0 || m.py.Calls() > 0 ||
+	if c != '{' || !m.blk.pyFirst || m.blk.calls > 0 || m.blk.muted > 0 || m.py.Calls() > 0 ||
 		!bytes.Equal(bytes.TrimSpace(m.buf[m.call.start:end]), []byte("[")) {
 		return false
 	}
-	m.blk.cands, m.blk.spec, m.blk.alts = alt, nil, 0
-	if m.envelopeFor('[') == nil {
+	var alt dset // the opener's dialects that write arrays of call objects
+	for _, i := range openers[m.blk.open.marker] {
+		if table[i].shape == shEnvelope && table[i].list {
+			alt |= 1 << i
+		}
+	}
+	if alt == 0 {
 		return false
 	}
+	m.blk.cands, m.blk.spec, m.blk.pyFirst = alt, nil, false
 	rest := append(m.scratch[:0], m.buf[m.call.start:]...)
 	m.scratch = rest
 	m.buf = m.buf[:m.call.start]
@@ -105,7 +110,7 @@ func (m *Machine) startPy(s *Spec, from int) {
 		mode = pyscan.Lines
 	}
 	m.py.Reset(mode)
-	m.blk.alts = m.blk.cands &^ specSet(s)
+	m.blk.pyFirst = m.blk.cands&^specSet(s) != 0
 	m.blk.cands, m.blk.spec = specSet(s), s
 	m.call = call{loose: -1, start: from}
 	m.setDialect(s)

@@ -74,6 +74,9 @@ const (
 	// Sentinel: the tag is written after a sentinel token that names its
 	// namespace, `<]minimax[>[<invoke ..>` (MiniMax-M3; NS is the name).
 	Sentinel
+	// Suffixed: the tag's name is followed by a colon and a suffix, held
+	// in NS (`opensource` of Hunyuan's `<tool_calls:opensource>`).
+	Suffixed
 )
 
 // Variant is the set of flags that mean a marker was not written canonically.
@@ -88,14 +91,13 @@ type Attr struct {
 // lexer's buffers: they are valid until the next call to Next or Feed.
 type Token struct {
 	Kind   Kind
-	Flags  Flags
 	Marker Marker // for Tag and Special tokens
+	Flags  Flags
 	Raw    []byte // the exact input bytes
 	Name   []byte // the name as written, without prefix (Tag, Special)
-	NS     []byte // namespace prefix (`antml` of `antml:invoke`, `ifm` of `<ifm|tool_call>`), or `DSML`, `GCML`
-	// Suffix: what follows the name after a colon when the name alone is
-	// a marker's (`opensource` of Hunyuan's `<tool_calls:opensource>`).
-	Suffix []byte
+	// NS: the namespace prefix (`antml` of `antml:invoke`, `ifm` of
+	// `<ifm|tool_call>`), `DSML` or `GCML`, or with Suffixed the suffix.
+	NS     []byte
 	Value  []byte // VALUE of <name=VALUE>
 	Attrs  []Attr
 	Count  int   // length of a backtick run
@@ -473,7 +475,7 @@ func (l *Lexer) emitMarker(n int) *Token {
 	if t.Marker == Unknown && t.Kind == Tag && len(t.Value) > 0 && len(t.Attrs) == 0 {
 		l.uncollapse(t)
 	}
-	if t.Marker == Unknown && t.Kind == Tag && len(t.NS) > 0 && t.Flags&(DSML|Sentinel|XTML) == 0 {
+	if t.Marker == Unknown && t.Kind == Tag && len(t.NS) > 0 && t.Flags&(DSML|Sentinel|XTML|HalfBar) == 0 {
 		l.unsuffix(t)
 	}
 	l.remember(raw)
@@ -537,15 +539,13 @@ func (l *Lexer) uncollapse(t *Token) {
 // with a suffix (`<tool_calls:opensource>`, `</arg_key:6124c78e>`: Hunyuan's
 // tokens carry one per checkpoint). Other tags are left as they are.
 func (l *Lexer) unsuffix(t *Token) {
-	name, ns := t.Name, t.NS
-	t.Name, t.NS = ns, nil
+	t.Name, t.NS = t.NS, t.Name
 	mk, f := l.classify(t)
 	if mk == Unknown {
-		t.Name, t.NS = name, ns
+		t.Name, t.NS = t.NS, t.Name
 		return
 	}
-	t.Suffix = name
-	t.Marker, t.Flags = mk, f
+	t.Marker, t.Flags = mk, f|Suffixed
 }
 
 // upperOf reports whether name is canon (lower case ASCII) in upper case.

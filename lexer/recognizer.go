@@ -91,9 +91,9 @@ const maxAttrs = 4 // markers carry one or two; more only in prose tags, which a
 type recognizer struct {
 	state     rstate
 	kind      Kind
-	flags     Flags
 	block     bool
 	lineStart bool
+	flags     Flags
 
 	n         int // bytes consumed so far
 	name      span
@@ -104,12 +104,14 @@ type recognizer struct {
 	nattrs    int
 	cutAt     int // where the marker ends when a later byte ends it (-1: all)
 	ticks     int
+	mlen      int
 
 	mb        [4]byte // a multi-byte rune in progress
-	mlen      int
-	quote     rune // closing quote of the value in progress ('"', '\'', '”', or '\\' for \")
+	quote     rune    // closing quote of the value in progress ('"', '\'', '”', or '\\' for \")
 	esc       bool
-	backslash bool // in a \"-quoted value: the last byte was '\'
+	backslash bool  // in a \"-quoted value: the last byte was '\'
+	dsml      int8  // how much of the name between bars matches a prefix, "DSML" or "GCML" (-1: no match)
+	pfx       uint8 // which of the two it matches
 
 	// XTML: the name between bars while it may be `open` or `close`, and
 	// the tag being read after it (small fields: a parser's idle size).
@@ -122,9 +124,6 @@ type recognizer struct {
 	xf     Flags    // flags of the tag before its <|sep|> candidate
 	xcut   int32    // where the <|sep|> candidate starts
 	xname  [2]int32 // the tag's name
-
-	dsml int   // how much of the name between bars matches a prefix, "DSML" or "GCML" (-1: no match)
-	pfx  uint8 // which of the two it matches
 }
 
 func (r *recognizer) reset(block bool) {
@@ -314,7 +313,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 		case isBar(c):
 			r.state = stBarEnd
 			return more
-		case c == '>' && r.state == stBarName && r.dsml != len("DSML"): // <|name>: a half-bar opener (Gemma)
+		case c == '>' && r.state == stBarName && int(r.dsml) != len("DSML"): // <|name>: a half-bar opener (Gemma)
 			r.flags |= HalfBar
 			return doneWith
 		}
@@ -354,7 +353,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 			r.state = stBarEndSp
 			return more
 		}
-		if r.dsml != len("DSML") {
+		if int(r.dsml) != len("DSML") {
 			return fail
 		}
 		return r.afterDSML(c, pos, end)
@@ -829,7 +828,7 @@ func (r *recognizer) matchDSML(c rune) {
 	if r.dsml == 0 && unicode.ToUpper(c) == 'G' {
 		r.pfx = 1
 	}
-	if r.dsml < 0 || r.dsml >= len("DSML") || unicode.ToUpper(c) != rune(prefixes[r.pfx][r.dsml]) {
+	if r.dsml < 0 || int(r.dsml) >= len("DSML") || unicode.ToUpper(c) != rune(prefixes[r.pfx][r.dsml]) {
 		r.dsml = -1
 		return
 	}
