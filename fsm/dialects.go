@@ -68,6 +68,9 @@ type Spec struct {
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
 	frame []lexer.Marker
+	// strDefault: a parameter without a string attribute is a raw string
+	// (GigaChat 3.5's string="true" is the default; DSML says nothing).
+	strDefault bool
 	// braceName: a call's name may end at the '{' of its arguments, the
 	// separator token left out (mistral's [TOOL_CALLS]add{"a": 1}).
 	braceName bool
@@ -176,6 +179,7 @@ const (
 	Longcat        = "longcat"
 	InternLM2      = "internlm2"
 	GigaChat3      = "gigachat3"
+	GigaChat35     = "gigachat35"
 	Apertus        = "apertus"
 	Llama4Pythonic = "llama4_pythonic"
 	LFM2           = "lfm2"
@@ -223,6 +227,14 @@ var table = []Spec{
 		opener{marker: lexer.Invoke, role: rCallOpen, needs: needName},
 		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true, needs: needDSML},
 		opener{marker: lexer.Toolcall, role: rBlockOpen, variant: true, needs: needDSML}),
+	// GigaChat 3.5 writes DSML's grammar under its own prefix, GCML.
+	func() Spec {
+		s := xmlInvoke(GigaChat35, "<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"get_weather\">\n<｜GCML｜parameter name=\"city\" string=\"true\">SF</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>", true,
+			opener{marker: lexer.ToolCalls, role: rBlockOpen, ns: "GCML"}, opener{marker: lexer.FunctionCalls, role: rBlockOpen, ns: "GCML"},
+			opener{marker: lexer.Invoke, role: rCallOpen, ns: "GCML", needs: needName})
+		s.strDefault = true
+		return s
+	}(),
 	xmlInvoke(MiniMax, "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">SF</parameter>\n</invoke>\n</minimax:tool_call>", false,
 		opener{marker: lexer.ToolCall, role: rBlockOpen, ns: "minimax"},
 		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true},

@@ -486,6 +486,8 @@ func (m *Machine) openValue(t *lexer.Token, isKey bool) {
 			case "false":
 				m.val.hint = HintJSON
 			}
+		} else if s.strDefault {
+			m.val.hint = HintString
 		}
 		if v, ok := t.Attr("type"); ok && s.typed {
 			m.val.hint = typeHint(v)
