@@ -29,6 +29,7 @@ type Spec struct {
 	param   lexer.Marker // element that holds one argument
 	key     lexer.Marker // key element of key/value arguments
 	value   lexer.Marker // value element of key/value arguments
+	argType lexer.Marker // element between a key and its value that says the value's type (k2_horizon)
 	tokens  []tokenRole  // special tokens inside a unit and what they mean
 	name    nameFrom
 	trimNL  bool // one leading and one trailing newline of a value are markup
@@ -176,6 +177,7 @@ const (
 	Hunyuan        = "hunyuan"
 	HyV3           = "hy_v3"
 	HyV4           = "hy_v4"
+	K2Horizon      = "k2_horizon"
 	Longcat        = "longcat"
 	InternLM2      = "internlm2"
 	GigaChat3      = "gigachat3"
@@ -321,6 +323,13 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen}},
 		block:   lexer.ToolCalls, call: lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue,
 		name: nameHeader, header: &hunyuanHeader, json: true},
+	// K2 Horizon writes GLM's key/value arguments, with an optional type
+	// element, or a JSON call object, in tags with the `ifm|` prefix.
+	{Name: K2Horizon, Family: "k2_horizon", shape: shKV,
+		Example: "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>SF</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
+		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen, ns: "ifm"}, {marker: lexer.ToolCall, role: rCallOpen, ns: "ifm"}},
+		block:   lexer.ToolCalls, call: lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, argType: lexer.ArgType,
+		name: nameHeader, header: &kvHeader, json: true},
 	{Name: Longcat, Family: "longcat", shape: shEnvelope,
 		Example: "<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}\n</longcat_tool_call>",
 		opens:   []opener{{marker: lexer.LongcatToolCall, role: rBlockOpen}},
@@ -559,7 +568,7 @@ func (s *Spec) markers() []lexer.Marker {
 	for _, op := range s.opens {
 		out = append(out, op.marker)
 	}
-	out = append(out, s.block, s.call, s.param, s.key, s.value, s.callEnd)
+	out = append(out, s.block, s.call, s.param, s.key, s.value, s.argType, s.callEnd)
 	for _, tr := range s.tokens {
 		out = append(out, tr.marker)
 	}

@@ -211,8 +211,9 @@ type call struct {
 
 // keyVal is a key waiting for its value (key/value dialects).
 type keyVal struct {
-	key span // in m.names
-	has bool
+	key  span // in m.names
+	has  bool
+	hint Hint // what the key's type element said (k2_horizon)
 }
 
 // hdrState is how far an irregular call header has been read.
@@ -230,6 +231,7 @@ type value struct {
 	name    span
 	hint    Hint
 	isKey   bool // the element holds a key (key/value dialects)
+	isType  bool // the element holds the type of the key's value (Spec.argType)
 	eq      bool // the opener was written <parameter=K>
 	depth   int  // openers of markup elements the value holds as content
 	calls   int  // of those, call openers not closed yet

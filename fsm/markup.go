@@ -23,8 +23,10 @@ const (
 	rValClose
 	rThinkOpen
 	rStrayClose
-	rSep // the call's header is complete: <｜tool▁sep｜>, [ARGS], <|message|>
-	rID  // an id follows: [CALL_ID]
+	rSep      // the call's header is complete: <｜tool▁sep｜>, [ARGS], <|message|>
+	rID       // an id follows: [CALL_ID]
+	rTypeOpen // the type of the key's value: <ifm|arg_type>
+	rTypeClose
 )
 
 // roleAtText classifies a token met in plain text, with the dialects it
@@ -136,6 +138,8 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 		return pick(rKeyOpen, rKeyClose)
 	case s != nil && s.value == t.Marker:
 		return pick(rValOpen, rValClose)
+	case s != nil && s.argType == t.Marker:
+		return pick(rTypeOpen, rTypeClose)
 	case anyOf(cands, func(c *Spec) bool { return c.call == t.Marker }):
 		return pick(rCallOpen, rCallClose)
 	case !closing && anyOf(cands, func(c *Spec) bool { return c.callEnd == t.Marker }):
@@ -352,6 +356,10 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.bareHeader(tokStart)
 		m.looseValue(tokStart)
 		m.openValue(t, true)
+	case rTypeOpen:
+		m.looseValue(tokStart)
+		m.openValue(t, false)
+		m.val.isType = true
 	case rValOpen:
 		m.looseValue(tokStart)
 		if !m.call.kv.has {
@@ -497,6 +505,7 @@ func (m *Machine) openValue(t *lexer.Token, isKey bool) {
 		m.val.name = m.val.tagName
 	case s.key != lexer.Unknown:
 		m.val.name = m.call.kv.key
+		m.val.hint = m.call.kv.hint
 	}
 	m.lv = lvValue
 }
@@ -521,6 +530,15 @@ func (m *Machine) closeValue(end int, rep Repairs) {
 	if m.val.isKey {
 		m.call.kv.key = m.keepName(bytes.TrimSpace(m.buf[v.a:v.b]))
 		m.call.kv.has = true
+		m.call.kv.hint = HintNone
+		return
+	}
+	if m.val.isType { // `array[string]`: the base type says how the value is written
+		t := bytes.TrimSpace(m.buf[v.a:v.b])
+		if i := bytes.IndexByte(t, '['); i >= 0 {
+			t = t[:i]
+		}
+		m.call.kv.hint = typeHint(bytes.ToLower(t))
 		return
 	}
 	if m.call.spec.key != lexer.Unknown {
@@ -625,7 +643,7 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 		return
 	}
 	switch {
-	case r == rKeyClose && m.val.isKey: // keys hold no markup: no need to look ahead
+	case r == rKeyClose && m.val.isKey, r == rTypeClose && m.val.isType: // keys and types hold no markup: no need to look ahead
 		m.closeValue(tokStart, 0)
 	case r == rParamClose && t.Marker == m.val.closer || r == rValClose && !m.val.isKey:
 		var rep Repairs

@@ -179,20 +179,37 @@ var mistralHeader = header{
 // hunyuanHeader reads Hunyuan's call header: the name up to <tool_sep>
 // (hy_v3), or, without one, up to the first <arg_key> or the call's closer
 // (hy_v4).
-var hunyuanHeader = header{
-	loose: func(c *call) bool { return true }, // a key/value call: loose text is collected anyway
-	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
-		m.call.hdr.sep = true
-		m.decideNamed(HyV3)
-		m.setName(header)
-	},
-	bare: func(m *Machine, end int) {
-		if name := bytes.TrimSpace(m.looseText(end)); m.call.name.a == m.call.name.b && isIdent(name) {
-			m.decideNamed(HyV4)
-			m.setName(name)
-			m.call.loose = -1
-		}
-	},
+var hunyuanHeader = kvNameHeader(HyV3, HyV4)
+
+// kvHeader reads the name of a key/value call written in a call element:
+// the loose text before its first key element or its closer (k2_horizon,
+// telechat4).
+var kvHeader = kvNameHeader("", "")
+
+// kvNameHeader is the header of a key/value call whose name is loose text
+// in its call element, ended by a separator (the call is then of dialect
+// withSep) or by the first key element or the closer (of dialect bare). An
+// empty name keeps the call's dialect.
+func kvNameHeader(withSep, bare string) header {
+	return header{
+		loose: func(c *call) bool { return true }, // a key/value call: loose text is collected anyway
+		sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
+			m.call.hdr.sep = true
+			if withSep != "" {
+				m.decideNamed(withSep)
+			}
+			m.setName(header)
+		},
+		bare: func(m *Machine, end int) {
+			if name := bytes.TrimSpace(m.looseText(end)); m.call.name.a == m.call.name.b && isIdent(name) {
+				if bare != "" {
+					m.decideNamed(bare)
+				}
+				m.setName(name)
+				m.call.loose = -1
+			}
+		},
+	}
 }
 
 // harmonyHeader reads a harmony message header at <|message|>.
