@@ -111,7 +111,7 @@ func (m *Machine) namedArg() bool {
 
 // valueNamed reports whether a value is being read for a named argument.
 func (m *Machine) valueNamed() bool {
-	return m.lv == lvValue && !m.val.isKey && m.val.name.b > m.val.name.a && (m.call.spec.key == lexer.Unknown || m.call.kv.has)
+	return m.lv == lvValue && !m.val.isKey && !m.val.isType && m.val.name.b > m.val.name.a && (m.call.spec.key == lexer.Unknown || m.call.kv.has)
 }
 
 // finalValue returns the bytes of the value in progress that no later
