@@ -72,6 +72,12 @@ func (m *Machine) textLoose(b []byte) int {
 			}
 			m.seg = segment{active: true, start: len(m.buf) + i}
 		}
+		if c == '{' && m.nameBeforeJSON(b[:i]) { // `<tool_call>NAME{json}`: the name ends at the body
+			if m.add(b[:i]) {
+				m.closeSegment(len(m.buf))
+			}
+			return i
+		}
 		m.seg.n++
 		m.seg.rune.step(c)
 		if c == '>' || m.seg.n > maxSegment && m.seg.rune.whole() || c == '(' && m.pyMayStart() {
@@ -92,6 +98,22 @@ func firstNonSpace(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// nameBeforeJSON reports whether the segment in progress, ending with b
+// (not in m.buf yet), is the name of a call of a block whose key/value
+// dialect may hold a JSON body, the '{' after it that body.
+func (m *Machine) nameBeforeJSON(b []byte) bool {
+	if m.lv != lvBlock || m.blk.calls > 0 || len(m.buf)-m.seg.start+len(b) > maxSegment {
+		return false
+	}
+	name := append(append(m.scratch[:0], m.buf[m.seg.start:]...), b...)
+	m.scratch = name
+	if !isIdent(name) {
+		return false
+	}
+	s := choose(m.blk.cands, lexer.Unknown, false, shKV)
+	return s != nil && s.json
 }
 
 // closeSegment judges the loose text at buf[seg.start:end].

@@ -163,6 +163,7 @@ const (
 	Qwen3Coder     = "qwen3_coder"
 	Hermes         = "hermes"
 	GLM            = "glm"
+	TeleChat4      = "telechat4"
 	InvokeToolCall = "invoke_tool_call"
 	ToolTag        = "tool_tag"
 	DeepSeekV3     = "deepseek_v3"
@@ -256,6 +257,12 @@ var table = []Spec{
 		Example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
 		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, argSwap: lexer.ToolCall, json: true},
+	// TeleChat4 and Xing 4.0 write glm's calls with <param_key> and
+	// <param_value>; the first key tells them apart (kvSibling).
+	{Name: TeleChat4, Family: "tool_call", shape: shKV,
+		Example: "<tool_call>get_weather<param_key>city</param_key><param_value>SF</param_value></tool_call>",
+		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
+		block:   lexer.ToolCall, key: lexer.ParamKey, value: lexer.ParamValue, name: nameLoose, json: true},
 	{Name: InvokeToolCall, Family: "invoke_tool_call", shape: shAttrJSON,
 		Example: "<invoke_tool_call>\n<tool name=\"get_weather\" args=\"{\\\"city\\\": \\\"SF\\\"}\"/>\n</invoke_tool_call>",
 		opens:   []opener{{marker: lexer.InvokeToolCall, role: rBlockOpen}},

@@ -43,18 +43,18 @@ func TestOpeners(t *testing.T) {
 	}{
 		{`<function_calls>`, rBlockOpen, []string{Anthropic, DSML, OLMo3}, nil},
 		{`<｜DSML｜tool_calls>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, []string{Anthropic, Hunyuan, HyV3, HyV4, MiniMaxM1}},
-		{`<｜DSML｜toolcall>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}},
-		{`<｜DSML｜tool_call>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Granite}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Granite}},
+		{`<｜DSML｜toolcall>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}},
+		{`<｜DSML｜tool_call>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}},
 		{`<toolscall>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil}, // an alias: the token is a variant
 		{`<tool_calls:opensource>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil},
-		{`<TOOLCALL>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}, []string{MiniMax, Qwen3Coder, Hermes, GLM}},
+		{`<TOOLCALL>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4}},
 		{`<|START_ACTION|>`, rBlockOpen, []string{Cohere}, nil},
 		{`<invoke name="f">`, rCallOpen, []string{Anthropic, DSML}, nil},
 		{`<invoke>`, rNone, nil, nil}, // a call opener needs its name
-		{`<tool_call>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, Granite}, []string{MiniMax}},
+		{`<tool_call>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{MiniMax}},
 		{`<minimax:tool_call>`, rBlockOpen, []string{MiniMax}, nil},
 		{`<seed:tool_call>`, rBlockOpen, []string{SeedOSS}, nil},
-		{`<other:tool_call>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, Granite}, []string{MiniMax}},
+		{`<other:tool_call>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{MiniMax}},
 		{`<|tool_call|>`, rBlockOpen, []string{Granite}, nil},
 		{`<|message_sep|>`, rBlockOpen, []string{GigaChat3}, nil},
 		{`<tool_use>`, rBlockOpen, []string{Hermes}, nil},

@@ -335,6 +335,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	if m.call.spec.shape == shHarmony && m.harmonyFraming(t, tokStart) {
 		return
 	}
+	m.kvSibling(t)
 	if s := m.elementIn(t, tokStart); s != nil {
 		m.unwrapCall(t, s, tokStart)
 		return
@@ -425,6 +426,23 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.call.byOpener = true
 		m.completeCall(tokStart, RMissingCloser)
 		m.reopen(t)
+	}
+}
+
+// kvSibling moves a key/value call that holds no argument yet to the
+// block's candidate whose key element t is: glm's and telechat4's calls
+// differ only in their key and value tags, so the first key decides.
+func (m *Machine) kvSibling(t *lexer.Token) {
+	c := &m.call
+	if c.spec.shape != shKV || len(c.params) > 0 || c.kv.has || t.Kind != lexer.Tag ||
+		t.Marker == lexer.Unknown || t.Marker == c.spec.key || t.Has(lexer.Closing) {
+		return
+	}
+	for cands := m.blk.cands &^ specSet(c.spec); cands != 0; cands &= cands - 1 {
+		if s := cands.first(); s.shape == shKV && s.key == t.Marker && s.call == c.spec.call {
+			m.setDialect(s)
+			return
+		}
 	}
 }
 
