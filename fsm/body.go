@@ -377,6 +377,7 @@ func (m *Machine) startJSON(c byte) {
 		}
 		s := m.envelopeFor(c)
 		m.blk.cands, m.blk.spec = specSet(s), s
+		m.blk.implicit = m.blk.implicit || s.message // one message, one call: the unit ends with it
 		m.call = call{jsonEnv: true, loose: -1, start: len(m.buf)}
 		m.setDialect(s)
 		if m.blk.open.variant {

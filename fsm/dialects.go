@@ -69,6 +69,12 @@ type Spec struct {
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
 	frame []lexer.Marker
+	// message: a unit is one message that holds at most one call, and ends
+	// with it (harmony, inkling).
+	message bool
+	// bareKey: its key element has no closer, the value's opener ends it
+	// (solar_open2's <|tool_arg:start|>K<|tool_arg:value|>V).
+	bareKey bool
 	// strDefault: a parameter without a string attribute is a raw string
 	// (GigaChat 3.5's string="true" is the default; DSML says nothing).
 	strDefault bool
@@ -176,6 +182,9 @@ const (
 	SeedOSS        = "seed_oss"
 	Granite        = "granite"
 	Hunyuan        = "hunyuan"
+	Inkling        = "inkling"
+	Plamo3         = "plamo3"
+	SolarOpen2     = "solar_open2"
 	HyV3           = "hy_v3"
 	HyV4           = "hy_v4"
 	K2Horizon      = "k2_horizon"
@@ -288,7 +297,7 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.HarmonyStart, role: rBlockOpen}, {marker: lexer.HarmonyChannel, role: rBlockOpen}},
 		tokens: []tokenRole{{lexer.HarmonyMessage, rSep}, {lexer.HarmonyCall, rCallClose}, {lexer.HarmonyEnd, rCallClose},
 			{lexer.HarmonyReturn, rCallClose}, {lexer.HarmonyStart, rBlockOpen}, {lexer.HarmonyConstrain, rNone}},
-		name: nameHeader, json: true, header: &harmonyHeader},
+		name: nameHeader, json: true, header: &harmonyHeader, message: true},
 	{Name: Mistral, Family: "mistral", shape: shTokens,
 		Example: "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"SF\"}",
 		opens:   []opener{{marker: lexer.MistralToolCalls, role: rBlockOpen}},
@@ -437,6 +446,31 @@ var table = []Spec{
 		Example: "functools[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}]",
 		opens:   []opener{{text: "functools["}},
 		name:    nameEnvelope, json: true, ends: true, list: true, fenced: true},
+	// Solar Open 2: the name is the rest of the opener's line, then
+	// key/value arguments written with tokens.
+	{Name: SolarOpen2, Family: "solar", shape: shKV,
+		Example: "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>SF<|tool_arg:end|>\n<|tool_call:end|>",
+		opens:   []opener{{marker: lexer.SolarCall, role: rBlockOpen}},
+		tokens: []tokenRole{{lexer.SolarCallEnd, rBlockClose}, {lexer.SolarArg, rKeyOpen}, {lexer.SolarValue, rValOpen},
+			{lexer.SolarArgEnd, rValClose}},
+		key: lexer.SolarArg, value: lexer.SolarValue, name: nameLoose, bareKey: true},
+	// Inkling's messages: `<|message_model|>AUTHOR` and a content token;
+	// a call is a JSON object {"name", "args"} after
+	// <|content_invoke_tool_json|> (inklingHeader).
+	{Name: Inkling, Family: "inkling", shape: shEnvelope,
+		Example: "<|message_model|>get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{\"city\":\"SF\"}}<|end_message|>",
+		opens:   []opener{{marker: lexer.MessageModel, role: rBlockOpen}, {marker: lexer.InvokeToolJSON, role: rBlockOpen}},
+		tokens: []tokenRole{{lexer.MessageModel, rCallOpen}, {lexer.InvokeToolJSON, rSep}, {lexer.ContentText, rSep},
+			{lexer.ContentThinking, rSep}, {lexer.InvokeToolText, rSep}, {lexer.EndMessage, rCallClose}, {lexer.EndSampling, rCallClose}},
+		name: nameHeader, json: true, ends: true, header: &inklingHeader, message: true},
+	// PLaMo 3 writes each part of a call between tokens of its own.
+	{Name: Plamo3, Family: "plamo", shape: shTokens,
+		Example: "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{\"city\": \"SF\"}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>",
+		opens:   []opener{{marker: lexer.PlamoRequests, role: rBlockOpen}, {marker: lexer.PlamoRequest, role: rCallOpen}},
+		call:    lexer.PlamoRequest,
+		tokens: []tokenRole{{lexer.PlamoRequest, rCallOpen}, {lexer.PlamoRequestEnd, rCallClose}, {lexer.PlamoRequestsEnd, rBlockClose},
+			{lexer.PlamoName, rNone}, {lexer.PlamoNameEnd, rSep}, {lexer.PlamoArgs, rNone}, {lexer.PlamoArgsEnd, rNone}},
+		name: nameHeader, json: true, header: &sepHeader},
 	{Name: RubyHash, Family: "ruby_hash", shape: shHash,
 		Example: "[TOOL_CALL]\n{tool => \"get_weather\", args => {\n  --city \"SF\"\n}}\n[/TOOL_CALL]",
 		opens:   []opener{{marker: lexer.ToolCallBracket, role: rBlockOpen}},

@@ -240,6 +240,10 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 		}
 	case rParamOpen:
 		m.paramSlot(t)
+	case rCallClose:
+		if t.Kind == lexer.Special && m.blk.calls > 0 { // the end token of a call its body ended (inkling)
+			m.flushDiscard(len(m.buf), DiscardBlockMarkup)
+		}
 	}
 }
 
@@ -663,6 +667,9 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 	switch {
 	case r == rKeyClose && m.val.isKey, r == rTypeClose && m.val.isType: // keys and types hold no markup: no need to look ahead
 		m.closeValue(tokStart, 0)
+	case r == rValOpen && m.val.isKey && m.call.spec.bareKey: // the value's opener ends the key
+		m.closeValue(tokStart, 0)
+		m.tagInCall(t, tokStart)
 	case r == rParamClose && t.Marker == m.val.closer || r == rValClose && !m.val.isKey:
 		var rep Repairs
 		if t.Has(lexer.SelfClosing) || t.Has(lexer.LateSlash) {

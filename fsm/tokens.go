@@ -23,10 +23,11 @@ func (m *Machine) openSpecial(t *lexer.Token, cands, variants dset) {
 	m.openBlock(t, cands, variants)
 	s := choose(cands, lexer.Unknown, false, shNone)
 	switch {
-	case s.shape == shHarmony:
-		m.blk.implicit = true // one message, one call; it may start at <|channel|>
+	case s.shape == shHarmony: // it may start at <|channel|>
+		m.blk.implicit = true // one message, one call
 		m.openCall(t, s, 0)
 	case tokenRoleOf(cands, t.Marker) == rCallOpen:
+		m.blk.implicit = s.message
 		m.openCall(t, s, 0) // the opener is the call's first token
 	}
 }
@@ -258,14 +259,48 @@ func (m *Machine) harmonyMessage(end int) {
 		return
 	}
 	// Not a call: the header is discarded, the message is reasoning or text.
-	analysis := bytes.Contains(h, []byte("analysis")) || string(to) == "self"
+	m.notCall(bytes.Contains(h, []byte("analysis")) || string(to) == "self")
+}
+
+// notCall ends a message whose header (all of m.buf) shows it is no call:
+// the header is discarded, and what follows is reasoning (until the
+// message's end token) or text.
+func (m *Machine) notCall(reasoning bool) {
 	s := m.call.spec
+	m.openers--
 	m.flushDiscard(len(m.buf), DiscardHarmonyHeader)
 	m.toText()
-	if analysis {
+	if reasoning {
 		m.lv = lvThink
 		m.thinkBy = s
 	}
+}
+
+// sepHeader reads a header that is the call's name, ended by its separator
+// token (plamo3's <|plamo:end_tool_name:plamo|>).
+var sepHeader = header{
+	loose: func(c *call) bool { return !c.hdr.sep },
+	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
+		m.call.hdr.sep = true
+		m.setName(header)
+	},
+}
+
+// inklingHeader reads an Inkling message header, `<|message_model|>AUTHOR`
+// up to its content token: a JSON call object follows
+// <|content_invoke_tool_json|> (its name is the object's); after
+// <|content_text|> the message is text, after <|content_thinking|>
+// reasoning. A call in prose (<|content_invoke_tool_text|>) cannot be read:
+// it stays text.
+var inklingHeader = header{
+	loose: func(c *call) bool { return !c.hdr.sep },
+	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
+		if t.Marker == lexer.InvokeToolJSON {
+			m.call.hdr.sep, m.call.hdr.named = true, true
+			return
+		}
+		m.notCall(t.Marker == lexer.ContentThinking)
+	},
 }
 
 // harmonyFraming handles a tag that opens a unit of another dialect at the
@@ -291,17 +326,29 @@ func (m *Machine) harmonyFraming(t *lexer.Token, tokStart int) bool {
 
 // tagInHarmonyThink ends harmony reasoning at the message's end.
 func (m *Machine) tagInHarmonyThink(t *lexer.Token) bool {
-	switch t.Marker {
-	case lexer.HarmonyEnd, lexer.HarmonyReturn, lexer.HarmonyCall:
+	by := specSet(m.thinkBy)
+	switch r := tokenRoleOf(by, t.Marker); {
+	case r == rCallClose || r == rBlockClose: // the message's end
 		m.lv = lvText
 		m.thinkBy = nil
 		m.sink.Discard(t.Raw, DiscardHarmonyEnd)
 		return true
-	case lexer.HarmonyStart, lexer.HarmonyChannel:
+	case r == rCallOpen || r == rBlockOpen || r == rNone && m.opensMessage(t): // the next message, its end missing
 		m.lv = lvText
 		m.thinkBy = nil
 		m.tagInText(t)
 		return true
+	}
+	return false
+}
+
+// opensMessage reports whether token t is an opener of the dialect whose
+// reasoning message is in progress.
+func (m *Machine) opensMessage(t *lexer.Token) bool {
+	for _, op := range m.thinkBy.opens {
+		if op.marker == t.Marker && t.Kind == lexer.Special {
+			return true
+		}
 	}
 	return false
 }
