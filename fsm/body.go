@@ -42,7 +42,7 @@ func (m *Machine) textLoose(b []byte) int {
 	}
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		if isSpace(c) || c != 0 && c == m.blk.sep() {
+		if isSpace(c) || c != 0 && c == m.blk.sep() || c == ']' && m.blk.cands&sentinelDialects != 0 {
 			if c == '\n' && m.seg.active {
 				if m.add(b[:i]) {
 					m.closeSegment(len(m.buf))
@@ -668,11 +668,12 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		c.ID = m.nameOf(m.call.id)
 	}
 	m.params = m.params[:0]
-	for _, p := range m.call.params {
+	for i := range m.call.params {
+		p := &m.call.params[i]
 		if p.name.b == p.name.a {
 			continue // an argument without a name is never passed (unread.go)
 		}
-		m.params = append(m.params, Param{Name: m.nameOf(p.name), Value: m.buf[p.val.a:p.val.b], Hint: p.hint})
+		m.params = append(m.params, Param{Name: m.nameOf(p.name), Value: m.paramValue(p), Hint: p.hint})
 	}
 	if len(m.params) > 0 || m.call.args == nil {
 		c.Params = m.params

@@ -69,6 +69,13 @@ type Spec struct {
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
 	frame []lexer.Marker
+	// childParams: the arguments of its call element are child elements
+	// named by the parameter (minimax_m3's <invoke name="N"><city>SF</city>);
+	// a value that is child elements itself is an object (childtags.go).
+	childParams bool
+	// sentinel: its tags follow a sentinel token (minimax_m3's
+	// `]<]minimax[>[`): a ']' between them is markup, as whitespace is.
+	sentinel bool
 	// message: a unit is one message that holds at most one call, and ends
 	// with it (harmony, inkling).
 	message bool
@@ -153,6 +160,7 @@ const (
 	needValue          // a =VALUE
 	needDeclared       // its tag name is a declared tool
 	needDSML           // the DSML prefix: <｜DSML｜tool_call> is a DSML wrapper under a borrowed name
+	needSentinel       // written after a sentinel token (Sentinel): <]minimax[>[<tool_call>
 )
 
 // tokenRole is the meaning of a special token inside a unit.
@@ -201,6 +209,7 @@ const (
 	FunctionGemma  = "functiongemma"
 	Nemotron       = "nemotron"
 	MiniMaxM1      = "minimax_m1"
+	MiniMaxM3      = "minimax_m3"
 	Cohere         = "cohere"
 	Qwen25Coder    = "qwen25_coder"
 	Dots           = "dots"
@@ -251,6 +260,15 @@ var table = []Spec{
 		opener{marker: lexer.ToolCall, role: rBlockOpen, ns: "minimax"},
 		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true},
 		opener{marker: lexer.Toolcall, role: rBlockOpen, variant: true}),
+	// MiniMax-M3 writes a sentinel token before every tag, and names each
+	// argument by its own child element of the invoke.
+	{Name: MiniMaxM3, Family: "invoke", shape: shXML,
+		Example: "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_weather\">\n]<]minimax[>[<city>SF]<]minimax[>[</city>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>",
+		opens: []opener{{marker: lexer.ToolCall, role: rBlockOpen, ns: "minimax", needs: needSentinel},
+			{marker: lexer.Invoke, role: rCallOpen, ns: "minimax", needs: needSentinel},
+			{marker: lexer.ToolCall, role: rBlockOpen, variant: true}}, // its wrapper's sentinel left out (the invoke decides)
+		block: lexer.ToolCall, call: lexer.Invoke, name: nameAttr, childParams: true, sentinel: true,
+		tokens: []tokenRole{{lexer.MiniMaxSentinel, rNone}}},
 	{Name: Qwen3Coder, Family: "tool_call", shape: shXML,
 		Example: "<tool_call>\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n</tool_call>",
 		opens: []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Function, role: rCallOpen, needs: needValue},
@@ -558,6 +576,9 @@ type dialectIndex struct {
 	// closer may follow its call body alone: a '{' or '[' starting a line
 	// is probed for a call body that such a closer ends (orphan.go).
 	orphans bool
+	// sentinel: a dialect is on whose tags follow a sentinel token: a ']'
+	// ending text is held (childtags.go).
+	sentinel bool
 }
 
 // markerSet is a set of lexer markers.
@@ -595,6 +616,7 @@ func newIndex(o *Options) dialectIndex {
 		if s.textOpened() && o.Declared != nil {
 			ix.probes = true
 		}
+		ix.sentinel = ix.sentinel || s.sentinel
 		ix.used[0] |= s.uses[0]
 		ix.used[1] |= s.uses[1]
 	}
@@ -636,6 +658,9 @@ func (s *Spec) variant(t *lexer.Token) lexer.Flags {
 	if f == lexer.NameVariant && s.own != "" && string(t.Name) == s.own {
 		return 0
 	}
+	if f == lexer.NameVariant && s.childParams && t.Marker != s.call && t.Marker != s.block {
+		return 0 // an argument's own element: its name is the argument's
+	}
 	return f
 }
 
@@ -651,7 +676,7 @@ func (s *Spec) wrapped() bool {
 
 // fits reports whether token t satisfies opener op of dialect s.
 func (op *opener) fits(s *Spec, t *lexer.Token) bool {
-	if op.ns != "" && (string(t.NS) != op.ns || t.Has(lexer.Suffixed)) {
+	if op.ns != "" && (string(t.NS) != op.ns || t.Has(lexer.Suffixed) || t.Has(lexer.Sentinel) != (op.needs == needSentinel)) {
 		return false
 	}
 	switch op.needs {

@@ -171,9 +171,10 @@ type block struct {
 
 // pspan is a parameter: its name in m.names, its value in m.buf.
 type pspan struct {
-	name span
-	val  span
-	hint Hint
+	name    span
+	val     span
+	hint    Hint
+	inNames bool // val is in m.names: the value was rewritten (childObject)
 }
 
 type span struct{ a, b int }
@@ -721,6 +722,10 @@ func (m *Machine) textInText(b []byte) int {
 		return i
 	}
 	if m.code == codeNone {
+		if n := m.holdBracket(b); n < len(b) { // childtags.go
+			m.emitText(b[:n])
+			return len(b)
+		}
 		if n := m.holdWordLine(b); n < len(b) {
 			m.emitText(b[:n])
 			return len(b)
@@ -777,7 +782,8 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		return
 	}
 	r, cands, variants := m.roleAtText(t)
-	if m.wl != wlNone && (m.wl != wlLine || r != rCallOpen || cands&declTag != 0 || m.code != codeNone) {
+	bracket := m.wl == wlBracket && t.Has(lexer.Sentinel) && (r == rBlockOpen || r == rCallOpen || r == rStrayClose)
+	if m.wl != wlNone && !bracket && (m.wl != wlLine || r != rCallOpen || cands&declTag != 0 || m.code != codeNone) {
 		m.flushHeld()
 	}
 	m.atLine = false
@@ -795,6 +801,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		if !m.begin(t) {
 			return
 		}
+		m.foldBracket(bracket)
 		m.openBlock(t, cands, variants)
 		if m.blk.spec != nil && m.blk.spec.shape == shAttrJSON {
 			m.lex.EnterBlock(m.opt.MaxCall) // the arguments are an attribute: it may hold '<' and newlines
@@ -804,6 +811,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		if !m.begin(t) {
 			return
 		}
+		m.foldBracket(bracket)
 		if m.wl == wlLine { // the word line was the mangled wrapper
 			m.buf = append(append(m.buf[:0], m.held...), t.Raw...)
 			m.bufOff = m.heldOff
@@ -827,7 +835,13 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		if !t.Has(lexer.Closing) {
 			reason = DiscardStrayToken // a token, or a framing opener (<|open|>response<|sep|>)
 		}
-		m.sink.Discard(t.Raw, reason)
+		raw := t.Raw
+		if bracket { // `]<]minimax[>[` alone
+			m.wl = wlNone
+			raw = append(append(m.scratch[:0], m.held...), raw...)
+			m.scratch = raw
+		}
+		m.sink.Discard(raw, reason)
 		m.strays++
 		if m.strays > m.opt.Runaway.StrayClosers {
 			m.lv = lvStopped

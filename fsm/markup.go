@@ -120,6 +120,9 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 		}
 		return rNone
 	}
+	if s != nil && s.childParams && lv >= lvCall && t.Marker != s.call && t.Marker != s.block {
+		return m.childRole(t, lv) // childtags.go
+	}
 	if tagTokens[t.Marker] {
 		if r := tokenRoleOf(cands, t.Marker); r != rNone {
 			return r // a tag that acts as a token (hy_v3's <tool_sep>)
@@ -196,6 +199,9 @@ func (m *Machine) note(t *lexer.Token) {
 // end of m.buf.
 func (m *Machine) tagInMarkup(t *lexer.Token) {
 	tokStart := len(m.buf) - len(t.Raw)
+	if t.Has(lexer.Sentinel) && tokStart > 0 && m.buf[tokStart-1] == ']' {
+		tokStart-- // the ']' that begins MiniMax-M3's sentinel `]<]minimax[>[`
+	}
 	switch m.lv {
 	case lvBlock:
 		m.tagInBlock(t, tokStart)
@@ -226,6 +232,11 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 			mk = lexer.Unknown
 		}
 		s := choose(m.blk.cands, mk, m.blk.open.dsml || t.Has(lexer.DSML), shNone)
+		if t.Has(lexer.Sentinel) { // written after a sentinel: the dialect that writes them
+			if alt := choose(m.blk.cands&sentinelDialects, mk, false, shNone); alt != nil {
+				s = alt
+			}
+		}
 		if s == nil {
 			return
 		}
@@ -503,6 +514,9 @@ func (m *Machine) openValue(t *lexer.Token, isKey bool) {
 	m.note(t)
 	m.val = value{start: len(m.buf), closer: t.Marker, isKey: isKey, eq: len(t.Value) > 0}
 	switch s := m.call.spec; {
+	case s.childParams:
+		m.val.tagName = m.keepName(t.Name)
+		m.val.name = m.val.tagName
 	case s.shape == shXML: // either spelling: name="K" or =K
 		n, ok := s.attrOf(t, true)
 		if !ok {
@@ -580,7 +594,19 @@ func (m *Machine) addParam(name, v span, hint Hint) {
 	if m.call.spec.cdata {
 		v = unwrapCDATA(m.buf, v)
 	}
-	m.call.params = append(m.call.params, pspan{name: name, val: v, hint: hint})
+	p := pspan{name: name, val: v, hint: hint}
+	if m.call.spec.childParams {
+		m.childObject(&p) // childtags.go
+	}
+	m.call.params = append(m.call.params, p)
+}
+
+// paramValue is the value of argument p of the call in progress.
+func (m *Machine) paramValue(p *pspan) []byte {
+	if p.inNames {
+		return m.names[p.val.a:p.val.b]
+	}
+	return m.buf[p.val.a:p.val.b]
 }
 
 // unwrapCDATA narrows a value written as one CDATA section, whitespace
@@ -754,7 +780,7 @@ func (m *Machine) textPending(b []byte) int {
 	p := &m.pend
 	if p.seg < 0 {
 		i := 0
-		for i < len(b) && isSpace(b[i]) {
+		for i < len(b) && (isSpace(b[i]) || b[i] == ']' && m.call.spec.sentinel) { // a sentinel's ']' waits with the whitespace
 			if b[i] == '\n' {
 				p.newline = true
 			}

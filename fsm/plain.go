@@ -46,6 +46,9 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if !m.plain || len(p) == 0 {
 		return nil, 0, false
 	}
+	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
+		return nil, 0, false
+	}
 	if m.lead { // the stream's first byte: it may start a harmony header (harmonylead.go)
 		if leadStart(p[0]) {
 			return nil, 0, false
