@@ -100,6 +100,18 @@ func firstNonSpace(b []byte) int {
 	return -1
 }
 
+// looseKV is the first of the candidates whose calls are key/value calls
+// named by loose text in their wrapper (glm): a dialect whose calls have
+// an element of their own (hy_v3's <tool_call>) names them inside it.
+func looseKV(cands dset) *Spec {
+	for ; cands != 0; cands &= cands - 1 {
+		if s := cands.first(); s.shape == shKV && s.call == lexer.Unknown {
+			return s
+		}
+	}
+	return nil
+}
+
 // nameBeforeJSON reports whether the segment in progress, ending with b
 // (not in m.buf yet), is the name of a call of a block whose key/value
 // dialect may hold a JSON body, the '{' after it that body.
@@ -112,7 +124,7 @@ func (m *Machine) nameBeforeJSON(b []byte) bool {
 	if !isIdent(name) {
 		return false
 	}
-	s := choose(m.blk.cands, lexer.Unknown, false, shKV)
+	s := looseKV(m.blk.cands)
 	return s != nil && s.json
 }
 
@@ -129,7 +141,7 @@ func (m *Machine) closeSegment(end int) {
 		return
 	}
 	if m.lv == lvBlock && m.blk.calls == 0 && isIdent(s) {
-		if spec := choose(m.blk.cands, lexer.Unknown, false, shKV); spec != nil {
+		if spec := looseKV(m.blk.cands); spec != nil {
 			m.openLoose(spec, s)
 			return
 		}

@@ -105,6 +105,9 @@ type header struct {
 	// bare completes a call closed before any separator, its header
 	// ending at buf[:end]; nil: nothing to do.
 	bare func(m *Machine, end int)
+	// ident: the header is a name or nothing; other text means the opener
+	// was prose (inkling's author, plamo3's tool name).
+	ident bool
 }
 
 // shape is the grammar engine a dialect uses: how units nest and how the

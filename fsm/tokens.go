@@ -93,6 +93,13 @@ func (m *Machine) textLooseCall(b []byte) int {
 		}
 	case c.spec.shape == shLoose:
 		return m.textLooseHeader(b)
+	case c.spec.header != nil && c.spec.header.ident:
+		if i := m.notName(b); i >= 0 {
+			if m.add(b[:i+1]) {
+				m.toText() // not a name: the opener was prose
+			}
+			return i + 1
+		}
 	case c.spec.shape == shHarmony:
 		if room := maxHeader - (len(m.buf) - c.start); len(b) > room {
 			// Too long for a header: not a harmony message after all. b
@@ -112,6 +119,29 @@ func (m *Machine) textLooseCall(b []byte) int {
 }
 
 const maxHeader = 512
+
+// notName returns where loose header text b (more of the header at
+// buf[call.loose:]) shows it is no name, else -1: a byte that no name
+// holds, or a second word.
+func (m *Machine) notName(b []byte) int {
+	for i, x := range b {
+		pos := len(m.buf) + i // where x will be in m.buf
+		var prev byte
+		if i > 0 {
+			prev = b[i-1]
+		} else if len(m.buf) > 0 {
+			prev = m.buf[len(m.buf)-1]
+		}
+		switch {
+		case isSpace(x):
+		case !isIdentByte(x) && x != '-' && x != '.' && x != ':':
+			return i
+		case isSpace(prev) && m.call.loose >= 0 && m.call.loose < pos-1:
+			return i
+		}
+	}
+	return -1
+}
 
 func (m *Machine) setName(name []byte) {
 	m.call.hdr.named = true
@@ -279,6 +309,7 @@ func (m *Machine) notCall(reasoning bool) {
 // sepHeader reads a header that is the call's name, ended by its separator
 // token (plamo3's <|plamo:end_tool_name:plamo|>).
 var sepHeader = header{
+	ident: true,
 	loose: func(c *call) bool { return !c.hdr.sep },
 	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
 		m.call.hdr.sep = true
@@ -293,6 +324,7 @@ var sepHeader = header{
 // reasoning. A call in prose (<|content_invoke_tool_text|>) cannot be read:
 // it stays text.
 var inklingHeader = header{
+	ident: true,
 	loose: func(c *call) bool { return !c.hdr.sep },
 	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
 		if t.Marker == lexer.InvokeToolJSON {
