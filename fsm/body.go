@@ -113,14 +113,19 @@ func looseKV(cands dset) *Spec {
 }
 
 // nameBeforeJSON reports whether the segment in progress, ending with b
-// (not in m.buf yet), is the name of a call of a block whose key/value
+// (not in m.buf yet; the segment may begin in it), is the name of a call of a block whose key/value
 // dialect may hold a JSON body, the '{' after it that body.
 func (m *Machine) nameBeforeJSON(b []byte) bool {
 	if m.lv != lvBlock || m.blk.calls > 0 || len(m.buf)-m.seg.start+len(b) > maxSegment {
 		return false
 	}
-	name := append(append(m.scratch[:0], m.buf[m.seg.start:]...), b...)
-	m.scratch = name
+	var name []byte
+	if k := m.seg.start - len(m.buf); k >= 0 { // the segment began in b
+		name = b[k:]
+	} else {
+		name = append(append(m.scratch[:0], m.buf[m.seg.start:]...), b...)
+		m.scratch = name
+	}
 	if !isIdent(name) {
 		return false
 	}
