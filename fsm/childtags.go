@@ -86,8 +86,7 @@ func appendChildren(dst, b []byte, i, depth int) ([]byte, int, bool) {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst, _ = appendJSONKey(dst, name)
-		dst = append(dst, ':')
+		dst = append(appendJSONString(dst, name), ':')
 		var ok bool
 		if dst, i, ok = appendChild(dst, b, k+1, name, depth); !ok {
 			return dst, i, false
@@ -119,15 +118,9 @@ func appendChild(dst, b []byte, i int, name []byte, depth int) ([]byte, int, boo
 	if json.Valid(text) {
 		dst = append(dst, bytes.TrimSpace(text)...)
 	} else {
-		dst, _ = appendJSONKey(dst, text)
+		dst = appendJSONString(dst, text)
 	}
 	return dst, i + k + len(closer), true
-}
-
-// appendJSONKey appends s as a JSON string.
-func appendJSONKey(dst, s []byte) ([]byte, bool) {
-	q, err := json.Marshal(string(s))
-	return append(dst, q...), err == nil
 }
 
 func skipSpace(b []byte, i int) int {
