@@ -119,14 +119,13 @@ func (m *Machine) nameBeforeJSON(b []byte) bool {
 	if m.lv != lvBlock || m.blk.calls > 0 || len(m.buf)-m.seg.start+len(b) > maxSegment {
 		return false
 	}
-	var name []byte
+	var ok bool
 	if k := m.seg.start - len(m.buf); k >= 0 { // the segment began in b
-		name = b[k:]
+		ok = isIdent(b[k:])
 	} else {
-		name = append(append(m.scratch[:0], m.buf[m.seg.start:]...), b...)
-		m.scratch = name
+		ok = isIdent2(m.buf[m.seg.start:], b)
 	}
-	if !isIdent(name) {
+	if !ok {
 		return false
 	}
 	s := looseKV(m.blk.cands)
@@ -273,13 +272,28 @@ func isWord(b []byte) bool {
 }
 
 // isIdent reports whether b looks like a tool name (GLM writes it bare).
-func isIdent(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || len(b) > 64 {
+func isIdent(b []byte) bool { return isIdent2(b, nil) }
+
+// isIdent2 is isIdent for the bytes of a, then b (a name cut in two).
+func isIdent2(a, b []byte) bool {
+	at := func(i int) byte {
+		if i < len(a) {
+			return a[i]
+		}
+		return b[i-len(a)]
+	}
+	i, j := 0, len(a)+len(b)
+	for i < j && isSpace(at(i)) {
+		i++
+	}
+	for j > i && isSpace(at(j-1)) {
+		j--
+	}
+	if i == j || j-i > 64 {
 		return false
 	}
-	for _, c := range b {
-		if !(isWordByte(c) || '0' <= c && c <= '9' || c == '-' || c == '.' || c == ':') {
+	for k := i; k < j; k++ {
+		if c := at(k); !(isWordByte(c) || '0' <= c && c <= '9' || c == '-' || c == '.' || c == ':') {
 			return false
 		}
 	}

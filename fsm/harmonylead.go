@@ -14,20 +14,8 @@ import (
 // recipient's name; at most maxHeader bytes); a <|message|> right after it
 // makes it the header of a harmony message, anything else gives it back as
 // text. Only the stream's start is looked at: later headers carry their
-// <|start|>.
-
-// startLead begins holding the stream's first bytes if c may start a header.
-func (m *Machine) startLead(c byte) {
-	m.lead = false
-	if m.code == codeNone && leadStart(c) {
-		m.wl = wlHeader
-		m.held = m.held[:0]
-		m.heldOff = m.textOff
-	}
-}
-
-// leadStart reports whether byte c may start a header.
-func leadStart(c byte) bool { return c == ' ' || c == '\t' || c == 't' }
+// <|start|>. A machine starts in this hold (wlHeader, nothing held yet)
+// when harmony is on.
 
 // leadPhase is how much of `to=` the held bytes after their spaces hold
 // (3: all of it, a name may follow).

@@ -69,8 +69,7 @@ func (m *Machine) pyToJSON(end int, c byte) bool {
 		return false
 	}
 	m.blk.cands, m.blk.spec, m.blk.pyFirst = alt, nil, false
-	rest := append(m.scratch[:0], m.buf[m.call.start:]...)
-	m.scratch = rest
+	rest := bytes.Clone(m.buf[m.call.start:]) // not m.scratch: reading rest may use it
 	m.buf = m.buf[:m.call.start]
 	m.call = call{loose: -1}
 	m.lv = lvBlock

@@ -69,13 +69,11 @@ func (m *Machine) textLooseCall(b []byte) int {
 		from := max(0, c.loose-len(m.buf))
 		if j := bytes.IndexByte(b[from:], '{'); j >= 0 {
 			j += from
-			name := append(append(m.scratch[:0], m.looseText(len(m.buf))...), b[max(0, c.loose-len(m.buf)):j]...)
-			m.scratch = name
-			if isIdent(name) {
+			if isIdent2(m.looseText(len(m.buf)), b[max(0, c.loose-len(m.buf)):j]) {
 				if !m.add(b[:j]) {
 					return j
 				}
-				m.setName(bytes.TrimSpace(name))
+				m.setName(bytes.TrimSpace(m.looseText(len(m.buf))))
 				c.loose = -1
 				return j
 			}
