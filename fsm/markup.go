@@ -562,7 +562,7 @@ func typeHint(t []byte) Hint {
 func (m *Machine) closeValue(end int, rep Repairs) {
 	m.lv = lvCall
 	m.call.repairs |= rep
-	v := span{m.val.start, end}
+	v := span{m.val.start, max(end, m.val.start)} // a closer found reaching back (a bare one) may start inside the opener
 	if m.val.isKey {
 		m.call.kv.key = m.keepName(bytes.TrimSpace(m.buf[v.a:v.b]))
 		m.call.kv.has = true
