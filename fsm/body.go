@@ -42,7 +42,7 @@ func (m *Machine) textLoose(b []byte) int {
 	}
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		if isSpace(c) || c != 0 && c == m.blk.sep() {
+		if isSpace(c) || c != 0 && c == m.blk.sep() || c == ']' && m.blk.cands&sentinelDialects != 0 {
 			if c == '\n' && m.seg.active {
 				if m.add(b[:i]) {
 					m.closeSegment(len(m.buf))
@@ -58,9 +58,9 @@ func (m *Machine) textLoose(b []byte) int {
 				}
 				return i
 			}
-			if m.pyCanStart(c) {
+			if s := m.pyStarts(c); s != nil {
 				if m.add(b[:i]) {
-					m.startPy(m.blk.spec, len(m.buf))
+					m.startPy(s, len(m.buf))
 				}
 				return i
 			}
@@ -71,6 +71,12 @@ func (m *Machine) textLoose(b []byte) int {
 				return i
 			}
 			m.seg = segment{active: true, start: len(m.buf) + i}
+		}
+		if c == '{' && m.nameBeforeJSON(b[:i]) { // `<tool_call>NAME{json}`: the name ends at the body
+			if m.add(b[:i]) {
+				m.closeSegment(len(m.buf))
+			}
+			return i
 		}
 		m.seg.n++
 		m.seg.rune.step(c)
@@ -94,6 +100,38 @@ func firstNonSpace(b []byte) int {
 	return -1
 }
 
+// looseKV is the first of the candidates whose calls are key/value calls
+// named by loose text in their wrapper (glm): a dialect whose calls have
+// an element of their own (hy_v3's <tool_call>) names them inside it.
+func looseKV(cands dset) *Spec {
+	for ; cands != 0; cands &= cands - 1 {
+		if s := cands.first(); s.shape == shKV && s.call == lexer.Unknown {
+			return s
+		}
+	}
+	return nil
+}
+
+// nameBeforeJSON reports whether the segment in progress, ending with b
+// (not in m.buf yet; the segment may begin in it), is the name of a call of a block whose key/value
+// dialect may hold a JSON body, the '{' after it that body.
+func (m *Machine) nameBeforeJSON(b []byte) bool {
+	if m.lv != lvBlock || m.blk.calls > 0 || len(m.buf)-m.seg.start+len(b) > maxSegment {
+		return false
+	}
+	var ok bool
+	if k := m.seg.start - len(m.buf); k >= 0 { // the segment began in b
+		ok = isIdent(b[k:])
+	} else {
+		ok = isIdent2(m.buf[m.seg.start:], b)
+	}
+	if !ok {
+		return false
+	}
+	s := looseKV(m.blk.cands)
+	return s != nil && s.json
+}
+
 // closeSegment judges the loose text at buf[seg.start:end].
 func (m *Machine) closeSegment(end int) {
 	m.seg.active = false
@@ -107,7 +145,7 @@ func (m *Machine) closeSegment(end int) {
 		return
 	}
 	if m.lv == lvBlock && m.blk.calls == 0 && isIdent(s) {
-		if spec := choose(m.blk.cands, lexer.Unknown, false, shKV); spec != nil {
+		if spec := looseKV(m.blk.cands); spec != nil {
 			m.openLoose(spec, s)
 			return
 		}
@@ -234,13 +272,28 @@ func isWord(b []byte) bool {
 }
 
 // isIdent reports whether b looks like a tool name (GLM writes it bare).
-func isIdent(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || len(b) > 64 {
+func isIdent(b []byte) bool { return isIdent2(b, nil) }
+
+// isIdent2 is isIdent for the bytes of a, then b (a name cut in two).
+func isIdent2(a, b []byte) bool {
+	at := func(i int) byte {
+		if i < len(a) {
+			return a[i]
+		}
+		return b[i-len(a)]
+	}
+	i, j := 0, len(a)+len(b)
+	for i < j && isSpace(at(i)) {
+		i++
+	}
+	for j > i && isSpace(at(j-1)) {
+		j--
+	}
+	if i == j || j-i > 64 {
 		return false
 	}
-	for _, c := range b {
-		if !(isWordByte(c) || '0' <= c && c <= '9' || c == '-' || c == '.' || c == ':') {
+	for k := i; k < j; k++ {
+		if c := at(k); !(isWordByte(c) || '0' <= c && c <= '9' || c == '-' || c == '.' || c == ':') {
 			return false
 		}
 	}
@@ -304,14 +357,14 @@ func (m *Machine) jsonCanStart(c byte) bool {
 			return false
 		case cl.spec.envFirst && !cl.hdr.named:
 			return c == '{' || c == '['
-		case cl.spec.header != nil:
+		case cl.spec.header != nil && cl.spec.key == lexer.Unknown: // a key/value call may hold an envelope
 			return c == '{' && cl.hdr.named
 		}
 		return c == '{'
 	case lvBlock:
 		// A unit of an envelope dialect: JSON call objects stand in it. Where
 		// the content decides the dialect, only as its first call.
-		return (c == '{' || c == '[') && (m.blk.spec != nil || m.blk.calls == 0) && m.envelopeFor(c) != nil
+		return (c == '{' || c == '[' && m.pyList() == nil) && (m.blk.spec != nil || m.blk.calls == 0) && m.envelopeFor(c) != nil
 	}
 	return false
 }
@@ -355,6 +408,7 @@ func (m *Machine) startJSON(c byte) {
 		}
 		s := m.envelopeFor(c)
 		m.blk.cands, m.blk.spec = specSet(s), s
+		m.blk.implicit = m.blk.implicit || s.message // one message, one call: the unit ends with it
 		m.call = call{jsonEnv: true, loose: -1, start: len(m.buf)}
 		m.setDialect(s)
 		if m.blk.open.variant {
@@ -610,9 +664,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		return
 	}
 	m.call.repairs |= rep
-	if h := m.call.spec.header; h != nil && h.bare != nil && !m.call.hdr.sep {
-		h.bare(m, end)
-	}
+	m.bareHeader(end)
 	if m.call.muted { // a disabled dialect: its markup stays text
 		m.envs = m.envs[:0]
 		m.flushText(end)
@@ -647,11 +699,12 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		c.ID = m.nameOf(m.call.id)
 	}
 	m.params = m.params[:0]
-	for _, p := range m.call.params {
+	for i := range m.call.params {
+		p := &m.call.params[i]
 		if p.name.b == p.name.a {
 			continue // an argument without a name is never passed (unread.go)
 		}
-		m.params = append(m.params, Param{Name: m.nameOf(p.name), Value: m.buf[p.val.a:p.val.b], Hint: p.hint})
+		m.params = append(m.params, Param{Name: m.nameOf(p.name), Value: m.paramValue(p), Hint: p.hint})
 	}
 	if len(m.params) > 0 || m.call.args == nil {
 		c.Params = m.params
@@ -684,6 +737,16 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	m.blk.calls++
 	m.call = call{loose: -1}
 	m.lv = lvBlock
+}
+
+// bareHeader reads the header of a call closed before its separator, the
+// header ending at buf[:end]: a caller that meets the closing token passes
+// its start, so that the token is not part of the name.
+func (m *Machine) bareHeader(end int) {
+	if h := m.call.spec.header; h != nil && h.bare != nil && !m.call.hdr.sep {
+		h.bare(m, end)
+		m.call.hdr.sep = true
+	}
 }
 
 // emitEnvelopes reports the calls of a JSON array of call objects: the
@@ -732,6 +795,9 @@ func (m *Machine) eof() {
 	m.looseEnd(RMissingCloser)
 	switch m.lv {
 	case lvValue, lvJSON, lvCall:
+		if m.lv == lvCall {
+			m.bareHeader(len(m.buf))
+		}
 		m.looseValue(len(m.buf))
 		rep := RClosedAtEOF
 		if m.call.spec.call != lexer.Unknown || m.lv != lvCall || !m.call.done {

@@ -29,6 +29,7 @@ type Spec struct {
 	param   lexer.Marker // element that holds one argument
 	key     lexer.Marker // key element of key/value arguments
 	value   lexer.Marker // value element of key/value arguments
+	argType lexer.Marker // element between a key and its value that says the value's type (k2_horizon)
 	tokens  []tokenRole  // special tokens inside a unit and what they mean
 	name    nameFrom
 	trimNL  bool // one leading and one trailing newline of a value are markup
@@ -68,6 +69,25 @@ type Spec struct {
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
 	frame []lexer.Marker
+	// childParams: the arguments of its call element are child elements
+	// named by the parameter (minimax_m3's <invoke name="N"><city>SF</city>);
+	// a value that is child elements itself is an object (childtags.go).
+	childParams bool
+	// sentinel: its tags follow a sentinel token (minimax_m3's
+	// `]<]minimax[>[`): a ']' between them is markup, as whitespace is.
+	sentinel bool
+	// message: a unit is one message that holds at most one call, and ends
+	// with it (harmony, inkling).
+	message bool
+	// bareKey: its key element has no closer, the value's opener ends it
+	// (solar_open2's <|tool_arg:start|>K<|tool_arg:value|>V).
+	bareKey bool
+	// strDefault: a parameter without a string attribute is a raw string
+	// (GigaChat 3.5's string="true" is the default; DSML says nothing).
+	strDefault bool
+	// braceName: a call's name may end at the '{' of its arguments, the
+	// separator token left out (mistral's [TOOL_CALLS]add{"a": 1}).
+	braceName bool
 	// argSwap: a marker of its own that its models write where an
 	// argument's opener belongs (glm's <tool_call> for <arg_key>); the
 	// argument's closer after it shows it (substitute.go).
@@ -85,6 +105,9 @@ type header struct {
 	// bare completes a call closed before any separator, its header
 	// ending at buf[:end]; nil: nothing to do.
 	bare func(m *Machine, end int)
+	// ident: the header is a name or nothing; other text means the opener
+	// was prose (inkling's author, plamo3's tool name).
+	ident bool
 }
 
 // shape is the grammar engine a dialect uses: how units nest and how the
@@ -140,6 +163,7 @@ const (
 	needValue          // a =VALUE
 	needDeclared       // its tag name is a declared tool
 	needDSML           // the DSML prefix: <｜DSML｜tool_call> is a DSML wrapper under a borrowed name
+	needSentinel       // written after a sentinel token (Sentinel): <]minimax[>[<tool_call>
 )
 
 // tokenRole is the meaning of a special token inside a unit.
@@ -156,6 +180,7 @@ const (
 	Qwen3Coder     = "qwen3_coder"
 	Hermes         = "hermes"
 	GLM            = "glm"
+	TeleChat4      = "telechat4"
 	InvokeToolCall = "invoke_tool_call"
 	ToolTag        = "tool_tag"
 	DeepSeekV3     = "deepseek_v3"
@@ -168,17 +193,26 @@ const (
 	SeedOSS        = "seed_oss"
 	Granite        = "granite"
 	Hunyuan        = "hunyuan"
+	Inkling        = "inkling"
+	Plamo3         = "plamo3"
+	SolarOpen2     = "solar_open2"
+	HyV3           = "hy_v3"
+	HyV4           = "hy_v4"
+	K2Horizon      = "k2_horizon"
 	Longcat        = "longcat"
 	InternLM2      = "internlm2"
 	GigaChat3      = "gigachat3"
+	GigaChat35     = "gigachat35"
 	Apertus        = "apertus"
 	Llama4Pythonic = "llama4_pythonic"
 	LFM2           = "lfm2"
+	LFM2JSON       = "lfm2_json"
 	OLMo3          = "olmo3"
 	Gemma4         = "gemma4"
 	FunctionGemma  = "functiongemma"
 	Nemotron       = "nemotron"
 	MiniMaxM1      = "minimax_m1"
+	MiniMaxM3      = "minimax_m3"
 	Cohere         = "cohere"
 	Qwen25Coder    = "qwen25_coder"
 	Dots           = "dots"
@@ -217,10 +251,27 @@ var table = []Spec{
 		opener{marker: lexer.Invoke, role: rCallOpen, needs: needName},
 		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true, needs: needDSML},
 		opener{marker: lexer.Toolcall, role: rBlockOpen, variant: true, needs: needDSML}),
+	// GigaChat 3.5 writes DSML's grammar under its own prefix, GCML.
+	func() Spec {
+		s := xmlInvoke(GigaChat35, "<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"get_weather\">\n<｜GCML｜parameter name=\"city\" string=\"true\">SF</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>", true,
+			opener{marker: lexer.ToolCalls, role: rBlockOpen, ns: "GCML"}, opener{marker: lexer.FunctionCalls, role: rBlockOpen, ns: "GCML"},
+			opener{marker: lexer.Invoke, role: rCallOpen, ns: "GCML", needs: needName})
+		s.strDefault = true
+		return s
+	}(),
 	xmlInvoke(MiniMax, "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">SF</parameter>\n</invoke>\n</minimax:tool_call>", false,
 		opener{marker: lexer.ToolCall, role: rBlockOpen, ns: "minimax"},
 		opener{marker: lexer.ToolCall, role: rBlockOpen, variant: true},
 		opener{marker: lexer.Toolcall, role: rBlockOpen, variant: true}),
+	// MiniMax-M3 writes a sentinel token before every tag, and names each
+	// argument by its own child element of the invoke.
+	{Name: MiniMaxM3, Family: "invoke", shape: shXML,
+		Example: "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_weather\">\n]<]minimax[>[<city>SF]<]minimax[>[</city>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>",
+		opens: []opener{{marker: lexer.ToolCall, role: rBlockOpen, ns: "minimax", needs: needSentinel},
+			{marker: lexer.Invoke, role: rCallOpen, ns: "minimax", needs: needSentinel},
+			{marker: lexer.ToolCall, role: rBlockOpen, variant: true}}, // its wrapper's sentinel left out (the invoke decides)
+		block: lexer.ToolCall, call: lexer.Invoke, name: nameAttr, childParams: true, sentinel: true,
+		tokens: []tokenRole{{lexer.MiniMaxSentinel, rNone}}},
 	{Name: Qwen3Coder, Family: "tool_call", shape: shXML,
 		Example: "<tool_call>\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n</tool_call>",
 		opens: []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Function, role: rCallOpen, needs: needValue},
@@ -236,6 +287,12 @@ var table = []Spec{
 		Example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
 		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, argSwap: lexer.ToolCall, json: true},
+	// TeleChat4 and Xing 4.0 write glm's calls with <param_key> and
+	// <param_value>; the first key tells them apart (kvSibling).
+	{Name: TeleChat4, Family: "tool_call", shape: shKV,
+		Example: "<tool_call>get_weather<param_key>city</param_key><param_value>SF</param_value></tool_call>",
+		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
+		block:   lexer.ToolCall, key: lexer.ParamKey, value: lexer.ParamValue, name: nameLoose, json: true},
 	{Name: InvokeToolCall, Family: "invoke_tool_call", shape: shAttrJSON,
 		Example: "<invoke_tool_call>\n<tool name=\"get_weather\" args=\"{\\\"city\\\": \\\"SF\\\"}\"/>\n</invoke_tool_call>",
 		opens:   []opener{{marker: lexer.InvokeToolCall, role: rBlockOpen}},
@@ -261,12 +318,12 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.HarmonyStart, role: rBlockOpen}, {marker: lexer.HarmonyChannel, role: rBlockOpen}},
 		tokens: []tokenRole{{lexer.HarmonyMessage, rSep}, {lexer.HarmonyCall, rCallClose}, {lexer.HarmonyEnd, rCallClose},
 			{lexer.HarmonyReturn, rCallClose}, {lexer.HarmonyStart, rBlockOpen}, {lexer.HarmonyConstrain, rNone}},
-		name: nameHeader, json: true, header: &harmonyHeader},
+		name: nameHeader, json: true, header: &harmonyHeader, message: true},
 	{Name: Mistral, Family: "mistral", shape: shTokens,
 		Example: "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"SF\"}",
 		opens:   []opener{{marker: lexer.MistralToolCalls, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.MistralToolCalls, rCallOpen}, {lexer.MistralArgs, rSep}, {lexer.MistralCallID, rID}},
-		name:    nameHeader, json: true, ends: true, envFirst: true, header: &mistralHeader},
+		name:    nameHeader, json: true, ends: true, envFirst: true, header: &mistralHeader, braceName: true},
 	{Name: Llama3, Family: "llama", shape: shEnvelope,
 		Example: "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"SF\"}}",
 		opens:   []opener{{marker: lexer.PythonTag, role: rBlockOpen}},
@@ -289,6 +346,27 @@ var table = []Spec{
 		Example: "<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}]</tool_calls>",
 		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen}},
 		block:   lexer.ToolCalls, name: nameEnvelope, json: true, ends: true, list: true},
+	// Tencent's Hunyuan writes GLM's key/value arguments in calls of their
+	// own inside a <tool_calls> wrapper: Hy3 ends the name with <tool_sep>,
+	// Hy4 does not and may carry a per-checkpoint suffix on every tag
+	// (<tool_call:opensource>); the header decides (hunyuanHeader).
+	{Name: HyV3, Family: "invoke", shape: shKV,
+		Example: "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>\n</tool_calls>",
+		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen}},
+		block:   lexer.ToolCalls, call: lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue,
+		tokens: []tokenRole{{lexer.ToolSepTag, rSep}}, name: nameHeader, header: &hunyuanHeader, json: true},
+	{Name: HyV4, Family: "invoke", shape: shKV,
+		Example: "<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource><arg_value:opensource>SF</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen}},
+		block:   lexer.ToolCalls, call: lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue,
+		name: nameHeader, header: &hunyuanHeader, json: true},
+	// K2 Horizon writes GLM's key/value arguments, with an optional type
+	// element, or a JSON call object, in tags with the `ifm|` prefix.
+	{Name: K2Horizon, Family: "k2_horizon", shape: shKV,
+		Example: "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>SF</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
+		opens:   []opener{{marker: lexer.ToolCalls, role: rBlockOpen, ns: "ifm"}, {marker: lexer.ToolCall, role: rCallOpen, ns: "ifm"}},
+		block:   lexer.ToolCalls, call: lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, argType: lexer.ArgType,
+		name: nameHeader, header: &kvHeader, json: true},
 	{Name: Longcat, Family: "longcat", shape: shEnvelope,
 		Example: "<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}\n</longcat_tool_call>",
 		opens:   []opener{{marker: lexer.LongcatToolCall, role: rBlockOpen}},
@@ -318,6 +396,13 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.ToolCallEnd, rBlockClose}},
 		name:    nameCallee},
+	// lfm2_json shares lfm2's tokens: LFM2's JSON mode and openPangu write
+	// an array of call objects where lfm2 writes Python calls (pyToJSON).
+	{Name: LFM2JSON, Family: "pythonic", shape: shEnvelope,
+		Example: "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}]<|tool_call_end|>",
+		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.ToolCallEnd, rBlockClose}},
+		name:    nameEnvelope, json: true, ends: true, list: true},
 	{Name: OLMo3, Family: "invoke", shape: shPython,
 		Example: "<function_calls>\nget_weather(city='SF')\n</function_calls>",
 		opens:   []opener{{marker: lexer.FunctionCalls, role: rBlockOpen}},
@@ -382,6 +467,31 @@ var table = []Spec{
 		Example: "functools[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}]",
 		opens:   []opener{{text: "functools["}},
 		name:    nameEnvelope, json: true, ends: true, list: true, fenced: true},
+	// Solar Open 2: the name is the rest of the opener's line, then
+	// key/value arguments written with tokens.
+	{Name: SolarOpen2, Family: "solar", shape: shKV,
+		Example: "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>SF<|tool_arg:end|>\n<|tool_call:end|>",
+		opens:   []opener{{marker: lexer.SolarCall, role: rBlockOpen}},
+		tokens: []tokenRole{{lexer.SolarCallEnd, rBlockClose}, {lexer.SolarArg, rKeyOpen}, {lexer.SolarValue, rValOpen},
+			{lexer.SolarArgEnd, rValClose}},
+		key: lexer.SolarArg, value: lexer.SolarValue, name: nameLoose, bareKey: true},
+	// Inkling's messages: `<|message_model|>AUTHOR` and a content token;
+	// a call is a JSON object {"name", "args"} after
+	// <|content_invoke_tool_json|> (inklingHeader).
+	{Name: Inkling, Family: "inkling", shape: shEnvelope,
+		Example: "<|message_model|>get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{\"city\":\"SF\"}}<|end_message|>",
+		opens:   []opener{{marker: lexer.MessageModel, role: rBlockOpen}, {marker: lexer.InvokeToolJSON, role: rBlockOpen}},
+		tokens: []tokenRole{{lexer.MessageModel, rCallOpen}, {lexer.InvokeToolJSON, rSep}, {lexer.ContentText, rSep},
+			{lexer.ContentThinking, rSep}, {lexer.InvokeToolText, rSep}, {lexer.EndMessage, rCallClose}, {lexer.EndSampling, rCallClose}},
+		name: nameHeader, json: true, ends: true, header: &inklingHeader, message: true},
+	// PLaMo 3 writes each part of a call between tokens of its own.
+	{Name: Plamo3, Family: "plamo", shape: shTokens,
+		Example: "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{\"city\": \"SF\"}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>",
+		opens:   []opener{{marker: lexer.PlamoRequests, role: rBlockOpen}, {marker: lexer.PlamoRequest, role: rCallOpen}},
+		call:    lexer.PlamoRequest,
+		tokens: []tokenRole{{lexer.PlamoRequest, rCallOpen}, {lexer.PlamoRequestEnd, rCallClose}, {lexer.PlamoRequestsEnd, rBlockClose},
+			{lexer.PlamoName, rNone}, {lexer.PlamoNameEnd, rSep}, {lexer.PlamoArgs, rNone}, {lexer.PlamoArgsEnd, rNone}},
+		name: nameHeader, json: true, header: &sepHeader},
 	{Name: RubyHash, Family: "ruby_hash", shape: shHash,
 		Example: "[TOOL_CALL]\n{tool => \"get_weather\", args => {\n  --city \"SF\"\n}}\n[/TOOL_CALL]",
 		opens:   []opener{{marker: lexer.ToolCallBracket, role: rBlockOpen}},
@@ -469,6 +579,9 @@ type dialectIndex struct {
 	// closer may follow its call body alone: a '{' or '[' starting a line
 	// is probed for a call body that such a closer ends (orphan.go).
 	orphans bool
+	// sentinel: a dialect is on whose tags follow a sentinel token: a ']'
+	// ending text is held (childtags.go).
+	sentinel bool
 }
 
 // markerSet is a set of lexer markers.
@@ -506,6 +619,7 @@ func newIndex(o *Options) dialectIndex {
 		if s.textOpened() && o.Declared != nil {
 			ix.probes = true
 		}
+		ix.sentinel = ix.sentinel || s.sentinel
 		ix.used[0] |= s.uses[0]
 		ix.used[1] |= s.uses[1]
 	}
@@ -520,7 +634,7 @@ func (s *Spec) markers() []lexer.Marker {
 	for _, op := range s.opens {
 		out = append(out, op.marker)
 	}
-	out = append(out, s.block, s.call, s.param, s.key, s.value, s.callEnd)
+	out = append(out, s.block, s.call, s.param, s.key, s.value, s.argType, s.callEnd)
 	for _, tr := range s.tokens {
 		out = append(out, tr.marker)
 	}
@@ -547,6 +661,9 @@ func (s *Spec) variant(t *lexer.Token) lexer.Flags {
 	if f == lexer.NameVariant && s.own != "" && string(t.Name) == s.own {
 		return 0
 	}
+	if f == lexer.NameVariant && s.childParams && t.Marker != s.call && t.Marker != s.block {
+		return 0 // an argument's own element: its name is the argument's
+	}
 	return f
 }
 
@@ -562,7 +679,7 @@ func (s *Spec) wrapped() bool {
 
 // fits reports whether token t satisfies opener op of dialect s.
 func (op *opener) fits(s *Spec, t *lexer.Token) bool {
-	if op.ns != "" && string(t.NS) != op.ns {
+	if op.ns != "" && (string(t.NS) != op.ns || t.Has(lexer.Suffixed) || t.Has(lexer.Sentinel) != (op.needs == needSentinel)) {
 		return false
 	}
 	switch op.needs {
@@ -662,6 +779,26 @@ var structural = tagSet(func(s *Spec) []lexer.Marker {
 	}
 	return out
 })
+
+// tagTokens are the tags that some dialect lists among its tokens: inside
+// its units they have the token's role (hy_v3's <tool_sep>).
+var tagTokens = tagSet(func(s *Spec) []lexer.Marker {
+	var out []lexer.Marker
+	for _, tr := range s.tokens {
+		out = append(out, tr.marker)
+	}
+	return out
+})
+
+// callTags are the call elements that are also some dialect's wrapper
+// (<tool_call> holds one Hunyuan call, and is qwen3_coder's wrapper).
+var callTags = func() (set [256]bool) {
+	calls := tagSet(func(s *Spec) []lexer.Marker { return []lexer.Marker{s.call} })
+	for mk := range set {
+		set[mk] = calls[mk] && blockTags[mk]
+	}
+	return set
+}()
 
 // framing are the tags of some dialect's message framing (Spec.frame).
 var framing = tagSet(func(s *Spec) []lexer.Marker { return s.frame })

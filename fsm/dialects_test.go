@@ -42,18 +42,19 @@ func TestOpeners(t *testing.T) {
 		variants []string
 	}{
 		{`<function_calls>`, rBlockOpen, []string{Anthropic, DSML, OLMo3}, nil},
-		{`<｜DSML｜tool_calls>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, MiniMaxM1}, []string{Anthropic, Hunyuan, MiniMaxM1}},
-		{`<｜DSML｜toolcall>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}},
-		{`<｜DSML｜tool_call>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Granite}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, Granite}},
-		{`<toolscall>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, MiniMaxM1}, nil}, // an alias: the token is a variant
-		{`<TOOLCALL>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, Nemotron}, []string{MiniMax, Qwen3Coder, Hermes, GLM}},
+		{`<｜DSML｜tool_calls>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, []string{Anthropic, Hunyuan, HyV3, HyV4, MiniMaxM1}},
+		{`<｜DSML｜toolcall>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}},
+		{`<｜DSML｜tool_call>`, rBlockOpen, []string{DSML, MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{DSML, MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}},
+		{`<toolscall>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil}, // an alias: the token is a variant
+		{`<tool_calls:opensource>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil},
+		{`<TOOLCALL>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4}},
 		{`<|START_ACTION|>`, rBlockOpen, []string{Cohere}, nil},
 		{`<invoke name="f">`, rCallOpen, []string{Anthropic, DSML}, nil},
 		{`<invoke>`, rNone, nil, nil}, // a call opener needs its name
-		{`<tool_call>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, Granite}, []string{MiniMax}},
+		{`<tool_call>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{MiniMax, MiniMaxM3}},
 		{`<minimax:tool_call>`, rBlockOpen, []string{MiniMax}, nil},
 		{`<seed:tool_call>`, rBlockOpen, []string{SeedOSS}, nil},
-		{`<other:tool_call>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, Granite}, []string{MiniMax}},
+		{`<other:tool_call>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{MiniMax, MiniMaxM3}},
 		{`<|tool_call|>`, rBlockOpen, []string{Granite}, nil},
 		{`<|message_sep|>`, rBlockOpen, []string{GigaChat3}, nil},
 		{`<tool_use>`, rBlockOpen, []string{Hermes}, nil},
@@ -71,6 +72,18 @@ func TestOpeners(t *testing.T) {
 		{`[TOOL_CALLS]`, rBlockOpen, []string{Mistral}, nil},
 		{`<|python_tag|>`, rBlockOpen, []string{Llama3}, nil},
 		{`<|channel|>`, rBlockOpen, []string{Harmony}, nil},
+		{`<]minimax[>[<tool_call>`, rBlockOpen, []string{MiniMaxM3}, nil},
+		{`<]minimax[>[<invoke name="f">`, rCallOpen, []string{MiniMaxM3}, nil},
+		{`<｜GCML｜tool_calls>`, rBlockOpen, []string{GigaChat35}, nil},
+		{`<ifm|tool_calls>`, rBlockOpen, []string{K2Horizon}, nil},
+		{`<ifm|tool_call>`, rCallOpen, []string{K2Horizon}, nil},
+		{`<tool_call:opensource>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{MiniMax, MiniMaxM3}},
+		{`<|tool_call_start|>`, rBlockOpen, []string{LFM2, LFM2JSON}, nil},
+		{`<|tool_call:start|>`, rBlockOpen, []string{SolarOpen2}, nil},
+		{`<|message_model|>`, rBlockOpen, []string{Inkling}, nil},
+		{`<|content_invoke_tool_json|>`, rBlockOpen, []string{Inkling}, nil},
+		{`<|plamo:begin_tool_requests:plamo|>`, rBlockOpen, []string{Plamo3}, nil},
+		{`<|plamo:begin_tool_request:plamo|>`, rCallOpen, []string{Plamo3}, nil},
 		{`<p>`, rNone, nil, nil},
 	}
 	for _, tt := range tests {

@@ -11,6 +11,8 @@
 package fsm
 
 import (
+	"bytes"
+
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
@@ -179,17 +181,21 @@ type block struct {
 	spec     *Spec // the one dialect it belongs to, once known
 	open     markerInfo
 	implicit bool // no wrapper was written: the call opened it
-	calls    int  // calls completed in this block
-	muted    int  // calls of disabled dialects passed on as text
-	nested   int  // block openers seen inside it
-	words    int  // stray word lines since a call last opened in it (loops.go)
+	// pyFirst: a pythonic body was chosen for a '[' that may also start a
+	// JSON array of another candidate (pyToJSON)
+	pyFirst bool
+	calls   int // calls completed in this block
+	muted   int // calls of disabled dialects passed on as text
+	nested  int // block openers seen inside it
+	words   int // stray word lines since a call last opened in it (loops.go)
 }
 
 // pspan is a parameter: its name in m.names, its value in m.buf.
 type pspan struct {
-	name span
-	val  span
-	hint Hint
+	name    span
+	val     span
+	hint    Hint
+	inNames bool // val is in m.names: the value was rewritten (childObject)
 }
 
 type span struct{ a, b int }
@@ -227,8 +233,9 @@ type call struct {
 
 // keyVal is a key waiting for its value (key/value dialects).
 type keyVal struct {
-	key span // in m.names
-	has bool
+	key  span // in m.names
+	has  bool
+	hint Hint // what the key's type element said (k2_horizon)
 }
 
 // hdrState is how far an irregular call header has been read.
@@ -253,6 +260,7 @@ type value struct {
 	closer lexer.Marker // the closer that ends it
 	hint   Hint
 	isKey  bool // the element holds a key (key/value dialects)
+	isType bool // the element holds the type of the key's value (Spec.argType)
 	eq     bool // the opener was written <parameter=K>
 }
 
@@ -382,6 +390,9 @@ func New(opt Options, sink Sink) *Machine {
 	m.sink = &m.loop
 	m.call.loose = -1
 	m.watchProse()
+	if h, _ := lookup(Harmony); m.ix.on.has(int(h.id)) {
+		m.wl = wlHeader // the stream may start with a harmony header without its <|start|> (harmonylead.go)
+	}
 	m.plain = m.idle() && opt.Runaway.NoGuard // the first Write makes the guard (guard.go)
 	return m
 }
@@ -752,6 +763,10 @@ func (m *Machine) textInText(b []byte) int {
 		return i
 	}
 	if m.code == codeNone {
+		if n := m.holdBracket(b); n < len(b) { // childtags.go
+			m.emitText(b[:n])
+			return len(b)
+		}
 		if n := m.holdWordLine(b); n < len(b) {
 			m.emitText(b[:n])
 			return len(b)
@@ -806,8 +821,12 @@ func (m *Machine) tagInText(t *lexer.Token) {
 	if m.labelHeld() && m.labelTag(t) {
 		return
 	}
+	if m.wl == wlHeader && m.leadHeader(t) {
+		return
+	}
 	r, cands, variants := m.roleAtText(t)
-	if m.wl != wlNone && (m.wl != wlLine || r != rCallOpen || cands&declTag != 0 || m.code != codeNone) {
+	bracket := m.wl == wlBracket && t.Has(lexer.Sentinel) && (r == rBlockOpen || r == rCallOpen || r == rStrayClose)
+	if m.wl != wlNone && !bracket && (m.wl != wlLine || r != rCallOpen || cands&declTag != 0 || m.code != codeNone) {
 		m.flushHeld()
 	}
 	m.atLine = false
@@ -825,6 +844,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		if !m.begin(t) {
 			return
 		}
+		m.foldBracket(bracket)
 		m.openBlock(t, cands, variants)
 		if m.blk.spec != nil && m.blk.spec.shape == shAttrJSON {
 			m.lex.EnterBlock(m.opt.MaxCall) // the arguments are an attribute: it may hold '<' and newlines
@@ -834,6 +854,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		if !m.begin(t) {
 			return
 		}
+		m.foldBracket(bracket)
 		if m.wl == wlLine { // the word line was the mangled wrapper
 			m.buf = append(append(m.buf[:0], m.held...), t.Raw...)
 			m.bufOff = m.heldOff
@@ -857,7 +878,12 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		if !t.Has(lexer.Closing) {
 			reason = DiscardStrayToken // a token, or a framing opener (<|open|>response<|sep|>)
 		}
-		m.sink.Discard(t.Raw, reason)
+		raw := t.Raw
+		if bracket { // `]<]minimax[>[` alone
+			m.wl = wlNone
+			raw = append(bytes.Clone(m.held), raw...)
+		}
+		m.sink.Discard(raw, reason)
 		m.strays++
 		if m.strays > m.opt.Runaway.StrayClosers {
 			m.lv, m.scratch = lvStopped, m.scratch[:0]

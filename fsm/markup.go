@@ -23,8 +23,10 @@ const (
 	rValClose
 	rThinkOpen
 	rStrayClose
-	rSep // the call's header is complete: <｜tool▁sep｜>, [ARGS], <|message|>
-	rID  // an id follows: [CALL_ID]
+	rSep      // the call's header is complete: <｜tool▁sep｜>, [ARGS], <|message|>
+	rID       // an id follows: [CALL_ID]
+	rTypeOpen // the type of the key's value: <ifm|arg_type>
+	rTypeClose
 )
 
 // roleAtText classifies a token met in plain text, with the dialects it
@@ -118,6 +120,17 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 		}
 		return rNone
 	}
+	if s != nil && s.childParams && lv >= lvCall && t.Marker != s.call && t.Marker != s.block {
+		return m.childRole(t, lv) // childtags.go
+	}
+	if tagTokens[t.Marker] {
+		if r := tokenRoleOf(cands, t.Marker); r != rNone {
+			return r // a tag that acts as a token (hy_v3's <tool_sep>)
+		}
+	}
+	if callTags[t.Marker] && anyOf(cands, func(c *Spec) bool { return c.call == t.Marker }) {
+		return pick(rCallOpen, rCallClose) // a dialect's own call element, though another's wrapper is named so
+	}
 	if blockTags[t.Marker] && (s == nil || s.shape != shAttrJSON || t.Marker == s.block) {
 		return pick(rBlockOpen, rBlockClose)
 	}
@@ -128,6 +141,8 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 		return pick(rKeyOpen, rKeyClose)
 	case s != nil && s.value == t.Marker:
 		return pick(rValOpen, rValClose)
+	case s != nil && s.argType == t.Marker:
+		return pick(rTypeOpen, rTypeClose)
 	case anyOf(cands, func(c *Spec) bool { return c.call == t.Marker }):
 		return pick(rCallOpen, rCallClose)
 	case !closing && anyOf(cands, func(c *Spec) bool { return c.callEnd == t.Marker }):
@@ -184,6 +199,9 @@ func (m *Machine) note(t *lexer.Token) {
 // end of m.buf.
 func (m *Machine) tagInMarkup(t *lexer.Token) {
 	tokStart := len(m.buf) - len(t.Raw)
+	if t.Has(lexer.Sentinel) && tokStart > 0 && m.buf[tokStart-1] == ']' {
+		tokStart-- // the ']' that begins MiniMax-M3's sentinel `]<]minimax[>[`
+	}
 	switch m.lv {
 	case lvBlock:
 		m.tagInBlock(t, tokStart)
@@ -214,6 +232,11 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 			mk = lexer.Unknown
 		}
 		s := choose(m.blk.cands, mk, m.blk.open.dsml || t.Has(lexer.DSML), shNone)
+		if t.Has(lexer.Sentinel) { // written after a sentinel: the dialect that writes them
+			if alt := choose(m.blk.cands&sentinelDialects, mk, false, shNone); alt != nil {
+				s = alt
+			}
+		}
 		if s == nil {
 			return
 		}
@@ -228,6 +251,10 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 		}
 	case rParamOpen:
 		m.paramSlot(t)
+	case rCallClose:
+		if t.Kind == lexer.Special && m.blk.calls > 0 { // the end token of a call its body ended (inkling)
+			m.flushDiscard(len(m.buf), DiscardBlockMarkup)
+		}
 	}
 }
 
@@ -320,6 +347,10 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.fenceIn(t)
 		return
 	}
+	if m.call.spec.shape == shHarmony && m.harmonyFraming(t, tokStart) {
+		return
+	}
+	m.kvSibling(t)
 	if s := m.elementIn(t, tokStart); s != nil {
 		m.unwrapCall(t, s, tokStart)
 		return
@@ -338,8 +369,13 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.looseValue(tokStart)
 		m.openValue(t, false)
 	case rKeyOpen:
+		m.bareHeader(tokStart)
 		m.looseValue(tokStart)
 		m.openValue(t, true)
+	case rTypeOpen:
+		m.looseValue(tokStart)
+		m.openValue(t, false)
+		m.val.isType = true
 	case rValOpen:
 		m.looseValue(tokStart)
 		if !m.call.kv.has {
@@ -359,6 +395,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	case rCallClose:
 		m.note(t)
 		m.openers = 0
+		m.bareHeader(tokStart)
 		m.looseValue(tokStart)
 		if s := m.call.spec; t.Kind == lexer.Special && s.call != lexer.Unknown && !s.call.IsSpecial() {
 			// A token closes the call around its element (step3's
@@ -369,6 +406,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		}
 	case rBlockClose:
 		m.openers = 0
+		m.bareHeader(tokStart)
 		m.looseValue(tokStart)
 		if m.call.spec.call == lexer.Unknown { // the block is the call: its closer too
 			m.completeCall(len(m.buf), 0)
@@ -403,6 +441,23 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.call.byOpener = true
 		m.completeCall(tokStart, RMissingCloser)
 		m.reopen(t)
+	}
+}
+
+// kvSibling moves a key/value call that holds no argument yet to the
+// block's candidate whose key element t is: glm's and telechat4's calls
+// differ only in their key and value tags, so the first key decides.
+func (m *Machine) kvSibling(t *lexer.Token) {
+	c := &m.call
+	if c.spec.shape != shKV || len(c.params) > 0 || c.kv.has || t.Kind != lexer.Tag ||
+		t.Marker == lexer.Unknown || t.Marker == c.spec.key || t.Has(lexer.Closing) {
+		return
+	}
+	for cands := m.blk.cands &^ specSet(c.spec); cands != 0; cands &= cands - 1 {
+		if s := cands.first(); s.shape == shKV && s.key == t.Marker && s.call == c.spec.call {
+			m.setDialect(s)
+			return
+		}
 	}
 }
 
@@ -459,6 +514,9 @@ func (m *Machine) openValue(t *lexer.Token, isKey bool) {
 	m.note(t)
 	m.val = value{start: len(m.buf), closer: t.Marker, isKey: isKey, eq: len(t.Value) > 0}
 	switch s := m.call.spec; {
+	case s.childParams:
+		m.val.tagName = m.keepName(t.Name)
+		m.val.name = m.val.tagName
 	case s.shape == shXML: // either spelling: name="K" or =K
 		n, ok := s.attrOf(t, true)
 		if !ok {
@@ -472,6 +530,8 @@ func (m *Machine) openValue(t *lexer.Token, isKey bool) {
 			case "false":
 				m.val.hint = HintJSON
 			}
+		} else if s.strDefault {
+			m.val.hint = HintString
 		}
 		if v, ok := t.Attr("type"); ok && s.typed {
 			m.val.hint = typeHint(v)
@@ -481,6 +541,7 @@ func (m *Machine) openValue(t *lexer.Token, isKey bool) {
 		m.val.name = m.val.tagName
 	case s.key != lexer.Unknown:
 		m.val.name = m.call.kv.key
+		m.val.hint = m.call.kv.hint
 	}
 	m.lv = lvValue
 }
@@ -501,10 +562,19 @@ func typeHint(t []byte) Hint {
 func (m *Machine) closeValue(end int, rep Repairs) {
 	m.lv = lvCall
 	m.call.repairs |= rep
-	v := span{m.val.start, end}
+	v := span{m.val.start, max(end, m.val.start)} // a closer found reaching back (a bare one) may start inside the opener
 	if m.val.isKey {
 		m.call.kv.key = m.keepName(bytes.TrimSpace(m.buf[v.a:v.b]))
 		m.call.kv.has = true
+		m.call.kv.hint = HintNone
+		return
+	}
+	if m.val.isType { // `array[string]`: the base type says how the value is written
+		t := bytes.TrimSpace(m.buf[v.a:v.b])
+		if i := bytes.IndexByte(t, '['); i >= 0 {
+			t = t[:i]
+		}
+		m.call.kv.hint = typeHint(bytes.ToLower(t))
 		return
 	}
 	if m.call.spec.key != lexer.Unknown {
@@ -524,7 +594,19 @@ func (m *Machine) addParam(name, v span, hint Hint) {
 	if m.call.spec.cdata {
 		v = unwrapCDATA(m.buf, v)
 	}
-	m.call.params = append(m.call.params, pspan{name: name, val: v, hint: hint})
+	p := pspan{name: name, val: v, hint: hint}
+	if m.call.spec.childParams {
+		m.childObject(&p) // childtags.go
+	}
+	m.call.params = append(m.call.params, p)
+}
+
+// paramValue is the value of argument p of the call in progress.
+func (m *Machine) paramValue(p *pspan) []byte {
+	if p.inNames {
+		return m.names[p.val.a:p.val.b]
+	}
+	return m.buf[p.val.a:p.val.b]
 }
 
 // unwrapCDATA narrows a value written as one CDATA section, whitespace
@@ -617,8 +699,11 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 		return
 	}
 	switch {
-	case r == rKeyClose && m.val.isKey: // keys hold no markup: no need to look ahead
+	case r == rKeyClose && m.val.isKey, r == rTypeClose && m.val.isType: // keys and types hold no markup: no need to look ahead
 		m.closeValue(tokStart, 0)
+	case r == rValOpen && m.val.isKey && m.call.spec.bareKey: // the value's opener ends the key
+		m.closeValue(tokStart, 0)
+		m.tagInCall(t, tokStart)
 	case r == rParamClose && t.Marker == m.val.closer || r == rValClose && !m.val.isKey:
 		var rep Repairs
 		if t.Has(lexer.SelfClosing) || t.Has(lexer.LateSlash) {
@@ -707,7 +792,7 @@ func (m *Machine) textPending(b []byte) int {
 	p := &m.pend
 	if p.seg < 0 {
 		i := 0
-		for i < len(b) && isSpace(b[i]) {
+		for i < len(b) && (isSpace(b[i]) || b[i] == ']' && m.call.spec.sentinel) { // a sentinel's ']' waits with the whitespace
 			if b[i] == '\n' {
 				p.newline = true
 			}

@@ -46,6 +46,9 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if !m.plain || len(p) == 0 {
 		return nil, 0, false
 	}
+	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
+		return nil, 0, false
+	}
 	n = len(p)
 	stop := false
 	for _, c := range p {

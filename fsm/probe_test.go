@@ -39,10 +39,11 @@ func TestProbeSteps(t *testing.T) {
 			[][]string{{}, {}, {}, {`call get_weather {}[]`}, nil}},
 		{"the opener only as a word of its own", []string{"so my", `functools[{"name": "get_weather", "arguments": {}}]`},
 			[][]string{{`text "so my"`}, {`text "functools"`, `call get_weather {}[]`}, nil}},
+		// A ']' that ends a chunk waits: it may begin MiniMax-M3's sentinel.
 		{"a bracket held until its content decides", []string{"a [", "1]"},
-			[][]string{{`text "a "`}, {`text "[1"`, `text "]"`}, nil}},
+			[][]string{{`text "a "`}, {`text "[1"`}, {`text "]"`}}},
 		{"an undeclared name goes back to the text", []string{`[{"name": "oth`, `er"`, `}]`},
-			[][]string{{}, {`text "[{\"name\": \"other\""`}, {`text "}]"`}, nil}},
+			[][]string{{}, {`text "[{\"name\": \"other\""`}, {`text "}"`}, {`text "]"`}}},
 		{"a python call reported at its parenthesis", []string{"[get_weather(", "city='SF'", ")", "]"},
 			[][]string{{}, {}, {`call get_weather {"city":"SF"}[]`}, {`discard block_markup`}, nil}},
 		{"a byte that ends one probe starts the next", []string{"{ [", `{"name": "get_weather", "arguments": {}}]`},

@@ -1,6 +1,8 @@
 package fsm
 
 import (
+	"bytes"
+
 	"github.com/toolsieve/toolsieve/fsm/pyscan"
 	"github.com/toolsieve/toolsieve/lexer"
 )
@@ -16,10 +18,63 @@ import (
 
 // pyCanStart reports whether byte c starts the body of a pythonic unit whose
 // dialect is already known.
-func (m *Machine) pyCanStart(c byte) bool {
+func (m *Machine) pyCanStart(c byte) bool { return m.pyStarts(c) != nil }
+
+// pyStarts is the dialect whose pythonic body byte c starts, or nil.
+func (m *Machine) pyStarts(c byte) *Spec {
 	s := m.blk.spec
-	return m.lv == lvBlock && m.blk.calls == 0 && s != nil && s.shape == shPython &&
-		(c == '[' && !s.lines || isWordByte(c))
+	if s == nil && c == '[' {
+		s = m.pyList()
+	}
+	if m.lv == lvBlock && m.blk.calls == 0 && s != nil && s.shape == shPython &&
+		(c == '[' && !s.lines || isWordByte(c)) {
+		return s
+	}
+	return nil
+}
+
+// pyList is the block's candidate that writes a bracketed list of Python
+// calls, when the content has not decided the dialect yet: a '[' is read
+// as its body first (lfm2 beside lfm2_json, which share the opener), and
+// a JSON array after all falls back to the others (pyToJSON).
+func (m *Machine) pyList() *Spec {
+	if m.lv != lvBlock || m.blk.spec != nil {
+		return nil
+	}
+	for cands := m.blk.cands; cands != 0; cands &= cands - 1 {
+		if s := cands.first(); s.shape == shPython && !s.lines {
+			return s
+		}
+	}
+	return nil
+}
+
+// pyToJSON is called where the scanner failed at byte c, buf[call.start:end]
+// the body it read: a list whose first element is a '{' is a JSON array of call
+// objects when the block had an envelope dialect beside the pythonic one
+// (`<|tool_call_start|>[{"name": ..}]`, LFM2's JSON mode and openPangu).
+// The body goes back to the block level and is read again as JSON.
+func (m *Machine) pyToJSON(end int, c byte) bool {
+	if c != '{' || !m.blk.pyFirst || m.blk.calls > 0 || m.blk.muted > 0 || m.py.Calls() > 0 ||
+		!bytes.Equal(bytes.TrimSpace(m.buf[m.call.start:end]), []byte("[")) {
+		return false
+	}
+	var alt dset // the opener's dialects that write arrays of call objects
+	for _, i := range openers[m.blk.open.marker] {
+		if table[i].shape == shEnvelope && table[i].list {
+			alt |= 1 << i
+		}
+	}
+	if alt == 0 {
+		return false
+	}
+	m.blk.cands, m.blk.spec, m.blk.pyFirst = alt, nil, false
+	rest := bytes.Clone(m.buf[m.call.start:]) // not m.scratch: reading rest may use it
+	m.buf = m.buf[:m.call.start]
+	m.call = call{loose: -1}
+	m.lv = lvBlock
+	m.text(rest)
+	return true
 }
 
 // pyMayStart reports whether loose text in the block may be the first
@@ -54,6 +109,7 @@ func (m *Machine) startPy(s *Spec, from int) {
 		mode = pyscan.Lines
 	}
 	m.py.Reset(mode)
+	m.blk.pyFirst = m.blk.cands&^specSet(s) != 0
 	m.blk.cands, m.blk.spec = specSet(s), s
 	m.call = call{loose: -1, start: from}
 	m.setDialect(s)
@@ -65,6 +121,9 @@ func (m *Machine) startPy(s *Spec, from int) {
 func (m *Machine) pyScanBuf(from int) {
 	for m.lv == lvPy && from < len(m.buf) {
 		n, st := m.py.Write(m.buf[from:])
+		if st == pyscan.Failed && from+n < len(m.buf) && m.pyToJSON(from+n, m.buf[from+n]) {
+			return
+		}
 		from = m.pyStatus(st, from+n)
 	}
 }
@@ -73,6 +132,9 @@ func (m *Machine) pyScanBuf(from int) {
 func (m *Machine) textInPy(b []byte) int {
 	n, st := m.py.Write(b)
 	if !m.add(b[:n]) {
+		return n
+	}
+	if st == pyscan.Failed && n < len(b) && m.pyToJSON(len(m.buf), b[n]) {
 		return n
 	}
 	m.pyStatus(st, len(m.buf))

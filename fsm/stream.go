@@ -85,7 +85,7 @@ func (m *Machine) streamProgress() {
 		p := &c.params[c.streamed]
 		if p.name.b > p.name.a { // an argument without a name is never passed (unread.go)
 			if as := m.loop.args(); as != nil {
-				as.Arg(m.nameOf(p.name), m.buf[p.val.a:p.val.b], p.hint)
+				as.Arg(m.nameOf(p.name), m.paramValue(p), p.hint)
 			}
 		}
 	}
@@ -111,7 +111,7 @@ func (m *Machine) namedArg() bool {
 
 // valueNamed reports whether a value is being read for a named argument.
 func (m *Machine) valueNamed() bool {
-	return m.lv == lvValue && !m.val.isKey && m.val.name.b > m.val.name.a && (m.call.spec.key == lexer.Unknown || m.call.kv.has)
+	return m.lv == lvValue && !m.val.isKey && !m.val.isType && m.val.name.b > m.val.name.a && (m.call.spec.key == lexer.Unknown || m.call.kv.has)
 }
 
 // finalValue returns the bytes of the value in progress that no later
@@ -142,6 +142,14 @@ func (m *Machine) finalValue() ([]byte, bool) {
 		if i < 0 || m.buf[a+i] == '<' {
 			return nil, false // it may be one CDATA section, unwrapped when complete
 		}
+	}
+	if s.childParams {
+		if i := firstNonSpace(m.buf[a:end]); i < 0 || m.buf[a+i] == '<' || m.buf[a+i] == ']' {
+			return nil, false // it may be elements, an object when complete (childObject)
+		}
+	}
+	if s.sentinel && end > a && m.buf[end-1] == ']' {
+		end-- // it may begin the sentinel before the closer
 	}
 	// The word before a '>' to come may be a misspelt closer, or one
 	// without its '<' (`/｜DSML｜parameter`): see textInValue.

@@ -23,10 +23,11 @@ func (m *Machine) openSpecial(t *lexer.Token, cands, variants dset) {
 	m.openBlock(t, cands, variants)
 	s := choose(cands, lexer.Unknown, false, shNone)
 	switch {
-	case s.shape == shHarmony:
-		m.blk.implicit = true // one message, one call; it may start at <|channel|>
+	case s.shape == shHarmony: // it may start at <|channel|>
+		m.blk.implicit = true // one message, one call
 		m.openCall(t, s, 0)
 	case tokenRoleOf(cands, t.Marker) == rCallOpen:
+		m.blk.implicit = s.message
 		m.openCall(t, s, 0) // the opener is the call's first token
 	}
 }
@@ -62,6 +63,21 @@ func (m *Machine) textLooseCall(b []byte) int {
 		c.loose = len(m.buf) + i
 	}
 	switch {
+	case c.spec.braceName && c.name.b == c.name.a && !c.hdr.idNext:
+		// [TOOL_CALLS]add{..}: a name followed by its arguments without
+		// the separator token; the '{' ends the name when it is one.
+		from := max(0, c.loose-len(m.buf))
+		if j := bytes.IndexByte(b[from:], '{'); j >= 0 {
+			j += from
+			if isIdent2(m.looseText(len(m.buf)), b[max(0, c.loose-len(m.buf)):j]) {
+				if !m.add(b[:j]) {
+					return j
+				}
+				m.setName(bytes.TrimSpace(m.looseText(len(m.buf))))
+				c.loose = -1
+				return j
+			}
+		}
 	case c.spec.shape == shTokens && c.hdr.sep: // deepseek_v3: the name is the line after `function<｜tool▁sep｜>`
 		from := max(0, c.loose-len(m.buf)) // the name starts at its first non-space byte
 		if j := bytes.IndexAny(b[from:], "\n`{"); j >= 0 {
@@ -75,6 +91,13 @@ func (m *Machine) textLooseCall(b []byte) int {
 		}
 	case c.spec.shape == shLoose:
 		return m.textLooseHeader(b)
+	case c.spec.header != nil && c.spec.header.ident:
+		if i := m.notName(b); i >= 0 {
+			if m.add(b[:i+1]) {
+				m.toText() // not a name: the opener was prose
+			}
+			return i + 1
+		}
 	case c.spec.shape == shHarmony:
 		if room := maxHeader - (len(m.buf) - c.start); len(b) > room {
 			// Too long for a header: not a harmony message after all. b
@@ -94,6 +117,29 @@ func (m *Machine) textLooseCall(b []byte) int {
 }
 
 const maxHeader = 512
+
+// notName returns where loose header text b (more of the header at
+// buf[call.loose:]) shows it is no name, else -1: a byte that no name
+// holds, or a second word.
+func (m *Machine) notName(b []byte) int {
+	for i, x := range b {
+		pos := len(m.buf) + i // where x will be in m.buf
+		var prev byte
+		if i > 0 {
+			prev = b[i-1]
+		} else if len(m.buf) > 0 {
+			prev = m.buf[len(m.buf)-1]
+		}
+		switch {
+		case isSpace(x):
+		case !isIdentByte(x) && x != '-' && x != '.' && x != ':':
+			return i
+		case isSpace(prev) && m.call.loose >= 0 && m.call.loose < pos-1:
+			return i
+		}
+	}
+	return -1
+}
 
 func (m *Machine) setName(name []byte) {
 	m.call.hdr.named = true
@@ -131,8 +177,14 @@ var tokenHeader = header{
 		}
 	},
 	bare: func(m *Machine, end int) { // <｜tool▁call▁begin｜>NAME<｜tool▁call▁end｜>
+		header := bytes.TrimSpace(m.looseText(end))
+		if bytes.HasPrefix(header, []byte("functions.")) {
+			m.decideNamed(KimiK2)
+			m.kimiName(header)
+			return
+		}
 		m.decideNamed(DeepSeekV31)
-		m.call.name = m.keepName(bytes.TrimSpace(m.looseText(end)))
+		m.call.name = m.keepName(header)
 	},
 }
 
@@ -151,6 +203,42 @@ var mistralHeader = header{
 			m.setName(header)
 		}
 	},
+}
+
+// hunyuanHeader reads Hunyuan's call header: the name up to <tool_sep>
+// (hy_v3), or, without one, up to the first <arg_key> or the call's closer
+// (hy_v4).
+var hunyuanHeader = kvNameHeader(HyV3, HyV4)
+
+// kvHeader reads the name of a key/value call written in a call element:
+// the loose text before its first key element or its closer (k2_horizon,
+// telechat4).
+var kvHeader = kvNameHeader("", "")
+
+// kvNameHeader is the header of a key/value call whose name is loose text
+// in its call element, ended by a separator (the call is then of dialect
+// withSep) or by the first key element or the closer (of dialect bare). An
+// empty name keeps the call's dialect.
+func kvNameHeader(withSep, bare string) header {
+	return header{
+		loose: func(c *call) bool { return true }, // a key/value call: loose text is collected anyway
+		sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
+			m.call.hdr.sep = true
+			if withSep != "" {
+				m.decideNamed(withSep)
+			}
+			m.setName(header)
+		},
+		bare: func(m *Machine, end int) {
+			if name := bytes.TrimSpace(m.looseText(end)); m.call.name.a == m.call.name.b && isIdent(name) {
+				if bare != "" {
+					m.decideNamed(bare)
+				}
+				m.setName(name)
+				m.call.loose = -1
+			}
+		},
+	}
 }
 
 // harmonyHeader reads a harmony message header at <|message|>.
@@ -184,40 +272,113 @@ func (m *Machine) kimiName(header []byte) {
 // reasoning (the analysis channel) or the answer.
 func (m *Machine) harmonyMessage(end int) {
 	h := m.buf[m.call.start:end]
+	var to []byte // the recipient
 	if i := bytes.Index(h, []byte("to=")); i >= 0 {
 		name := h[i+3:]
 		j := 0
 		for j < len(name) && (isWordByte(name[j]) || name[j] == '.' || name[j] == '-' || '0' <= name[j] && name[j] <= '9') {
 			j++
 		}
-		name = bytes.TrimPrefix(name[:j], []byte("functions."))
-		m.setName(name)
+		to = name[:j]
+	}
+	// Muse Glimmer addresses its reasoning to=self and its answer to=user.
+	if len(to) > 0 && string(to) != "self" && string(to) != "user" {
+		m.setName(bytes.TrimPrefix(to, []byte("functions.")))
 		return
 	}
 	// Not a call: the header is discarded, the message is reasoning or text.
-	analysis := bytes.Contains(h, []byte("analysis"))
+	m.notCall(bytes.Contains(h, []byte("analysis")) || string(to) == "self")
+}
+
+// notCall ends a message whose header (all of m.buf) shows it is no call:
+// the header is discarded, and what follows is reasoning (until the
+// message's end token) or text.
+func (m *Machine) notCall(reasoning bool) {
 	s := m.call.spec
+	m.openers--
 	m.flushDiscard(len(m.buf), DiscardHarmonyHeader)
 	m.toText()
-	if analysis {
+	if reasoning {
 		m.lv = lvThink
 		m.thinkBy = s
 	}
 }
 
+// sepHeader reads a header that is the call's name, ended by its separator
+// token (plamo3's <|plamo:end_tool_name:plamo|>).
+var sepHeader = header{
+	ident: true,
+	loose: func(c *call) bool { return !c.hdr.sep },
+	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
+		m.call.hdr.sep = true
+		m.setName(header)
+	},
+}
+
+// inklingHeader reads an Inkling message header, `<|message_model|>AUTHOR`
+// up to its content token: a JSON call object follows
+// <|content_invoke_tool_json|> (its name is the object's); after
+// <|content_text|> the message is text, after <|content_thinking|>
+// reasoning. A call in prose (<|content_invoke_tool_text|>) cannot be read:
+// it stays text.
+var inklingHeader = header{
+	ident: true,
+	loose: func(c *call) bool { return !c.hdr.sep },
+	sep: func(m *Machine, t *lexer.Token, r role, header []byte) {
+		if t.Marker == lexer.InvokeToolJSON {
+			m.call.hdr.sep, m.call.hdr.named = true, true
+			return
+		}
+		m.notCall(t.Marker == lexer.ContentThinking)
+	},
+}
+
+// harmonyFraming handles a tag that opens a unit of another dialect at the
+// start of a harmony message's body (Muse Glimmer writes ATEM markup, the
+// invoke grammar, in a message addressed to the tool): the message header
+// is framing, discarded, and the tag opens its own unit as in text. It
+// reports whether it did.
+func (m *Machine) harmonyFraming(t *lexer.Token, tokStart int) bool {
+	c := &m.call
+	if !c.hdr.sep || !c.hdr.named || c.done || c.jsonEnv || m.seg.active || t.Kind != lexer.Tag {
+		return false
+	}
+	if r, cands, _ := m.roleAtText(t); r != rBlockOpen && r != rCallOpen || cands&specSet(c.spec) != 0 {
+		return false
+	}
+	m.buf = m.buf[:tokStart]
+	m.openers-- // the message opened no call after all
+	m.flushDiscard(len(m.buf), DiscardHarmonyHeader)
+	m.toText()
+	m.tagInText(t)
+	return true
+}
+
 // tagInHarmonyThink ends harmony reasoning at the message's end.
 func (m *Machine) tagInHarmonyThink(t *lexer.Token) bool {
-	switch t.Marker {
-	case lexer.HarmonyEnd, lexer.HarmonyReturn, lexer.HarmonyCall:
+	by := specSet(m.thinkBy)
+	switch r := tokenRoleOf(by, t.Marker); {
+	case r == rCallClose || r == rBlockClose: // the message's end
 		m.lv = lvText
 		m.thinkBy = nil
 		m.sink.Discard(t.Raw, DiscardHarmonyEnd)
 		return true
-	case lexer.HarmonyStart, lexer.HarmonyChannel:
+	case r == rCallOpen || r == rBlockOpen || r == rNone && m.opensMessage(t): // the next message, its end missing
 		m.lv = lvText
 		m.thinkBy = nil
 		m.tagInText(t)
 		return true
+	}
+	return false
+}
+
+// opensMessage reports whether token t is an opener of the dialect whose
+// reasoning message is in progress.
+func (m *Machine) opensMessage(t *lexer.Token) bool {
+	for _, op := range m.thinkBy.opens {
+		if op.marker == t.Marker && t.Kind == lexer.Special {
+			return true
+		}
 	}
 	return false
 }

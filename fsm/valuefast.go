@@ -73,7 +73,8 @@ func (m *Machine) writeTokens(p []byte) {
 // nothing but the buffer, and reports whether it did: text without '>'
 // (which may end a misspelt closer), a backtick run, a tag that is no
 // marker (but a closer that may be a misspelt one of the value, and any
-// tag in a dialect whose elements are named after the tool).
+// tag in a dialect whose elements are named after the tool or after the
+// argument).
 func (m *Machine) valueToken(t *lexer.Token) bool {
 	switch t.Kind {
 	case lexer.Text:
@@ -82,7 +83,7 @@ func (m *Machine) valueToken(t *lexer.Token) bool {
 		}
 	case lexer.Backticks:
 	case lexer.Tag:
-		if t.Marker != lexer.Unknown || m.call.spec.name == nameTag || t.Has(lexer.Closing) && m.corruptParamCloser(t) {
+		if t.Marker != lexer.Unknown || m.call.spec.name == nameTag || m.call.spec.childParams || t.Has(lexer.Closing) && m.corruptParamCloser(t) {
 			return false
 		}
 	default:

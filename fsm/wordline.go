@@ -8,9 +8,11 @@ import "bytes"
 type wordLine uint8
 
 const (
-	wlNone wordLine = iota
-	wlWord          // letters at a line start, line not finished
-	wlLine          // a complete word line ("court\n")
+	wlNone    wordLine = iota
+	wlWord             // letters at a line start, line not finished
+	wlLine             // a complete word line ("court\n")
+	wlHeader           // the stream's start, a harmony header without <|start|> so far (harmonylead.go)
+	wlBracket          // a ']' that may begin a sentinel token `]<]minimax[>[` (childtags.go)
 )
 
 const maxWordLine = 8
@@ -45,6 +47,13 @@ func (m *Machine) holdWordLine(b []byte) int {
 
 // textWordLine continues a held word line with more text.
 func (m *Machine) textWordLine(b []byte) int {
+	switch m.wl {
+	case wlHeader:
+		return m.textLead(b)
+	case wlBracket:
+		m.flushHeld()
+		return 0
+	}
 	if m.wl == wlWord {
 		i := 0
 		for i < len(b) && 'a' <= b[i] && b[i] <= 'z' {

@@ -12,7 +12,7 @@ import "strings"
 // tables themselves (`tools_call`, fused `toolscall`).
 
 func init() {
-	for _, table := range []map[string]markerEntry{tagNames, specialNames, halfBarNames, xtmlNames} {
+	for _, table := range []map[string]markerEntry{tagNames, specialNames, halfBarNames, xtmlNames, sentinelNames} {
 		addFused(table)
 		addShapes(table) // markers.go
 	}

@@ -52,7 +52,7 @@ func (k Kind) String() string {
 }
 
 // Flags describe how a marker was written.
-type Flags uint16
+type Flags uint32
 
 // Token flags.
 const (
@@ -72,6 +72,12 @@ const (
 	Overflow                       // text given back because a marker candidate outgrew its bound
 	HalfBar                        // <|name> or <name|>: one bar, on the inside of the opener or closer (Gemma); a Tag
 	XTML                           // a tag written with tokens: <|open|>NAME attrs<|sep|>, <|close|>NAME<|sep|> (Kimi K3)
+	// Sentinel: the tag is written after a sentinel token that names its
+	// namespace, `<]minimax[>[<invoke ..>` (MiniMax-M3; NS is the name).
+	Sentinel
+	// Suffixed: the tag's name is followed by a colon and a suffix, held
+	// in NS (`opensource` of Hunyuan's `<tool_calls:opensource>`).
+	Suffixed
 )
 
 // Variant is the set of flags that mean a marker was not written canonically.
@@ -86,11 +92,13 @@ type Attr struct {
 // lexer's buffers: they are valid until the next call to Next or Feed.
 type Token struct {
 	Kind   Kind
-	Flags  Flags
 	Marker Marker // for Tag and Special tokens
+	Flags  Flags
 	Raw    []byte // the exact input bytes
 	Name   []byte // the name as written, without prefix (Tag, Special)
-	NS     []byte // namespace prefix (`antml` of `antml:invoke`), or `DSML`
+	// NS: the namespace prefix (`antml` of `antml:invoke`, `ifm` of
+	// `<ifm|tool_call>`), `DSML` or `GCML`, or with Suffixed the suffix.
+	NS     []byte
 	Value  []byte // VALUE of <name=VALUE>
 	Attrs  []Attr
 	Count  int   // length of a backtick run
@@ -532,6 +540,9 @@ func (l *Lexer) emitMarker(n int) *Token {
 	if t.Marker == Unknown && t.Kind == Tag && len(t.Value) > 0 && len(t.Attrs) == 0 {
 		l.uncollapse(t)
 	}
+	if t.Marker == Unknown && t.Kind == Tag && len(t.NS) > 0 && t.Flags&(DSML|Sentinel|XTML|HalfBar) == 0 {
+		l.unsuffix(t)
+	}
 	if l.guard != nil {
 		l.guard.Marker(raw, t.Marker != Unknown || t.Kind == Special && t.Flags&Bracket == 0, l.tail)
 	}
@@ -546,6 +557,8 @@ func (l *Lexer) classify(t *Token) (Marker, Flags) {
 	l.key, changed = foldName(l.key[:0], t.Name, t.Kind == Special && f&Bracket != 0)
 	table := tagNames
 	switch {
+	case t.Kind == Special && f&Sentinel != 0:
+		table = sentinelNames
 	case f&HalfBar != 0:
 		table = halfBarNames
 	case f&XTML != 0:
@@ -588,6 +601,19 @@ func (l *Lexer) uncollapse(t *Token) {
 	l.attrs = append(l.attrs[:0], Attr{Key: full[n:], Val: t.Value})
 	t.Attrs, t.Value = l.attrs, nil
 	t.Marker, t.Flags = mk, f|SpaceVariant
+}
+
+// unsuffix reads a tag whose namespace is a marker's name as that marker
+// with a suffix (`<tool_calls:opensource>`, `</arg_key:6124c78e>`: Hunyuan's
+// tokens carry one per checkpoint). Other tags are left as they are.
+func (l *Lexer) unsuffix(t *Token) {
+	t.Name, t.NS = t.NS, t.Name
+	mk, f := l.classify(t)
+	if mk == Unknown {
+		t.Name, t.NS = t.NS, t.Name
+		return
+	}
+	t.Marker, t.Flags = mk, f|Suffixed
 }
 
 // upperOf reports whether name is canon (lower case ASCII) in upper case.

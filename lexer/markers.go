@@ -34,11 +34,15 @@ const (
 	DotsFunctionCall  // dots <dots_function_call>
 	// Kimi K3's XTML tags, written <|open|>NAME attrs<|sep|> and
 	// <|close|>NAME<|sep|> (see xtmlNames); `think` is Think.
-	XTools    // its tools channel: the calls' wrapper
-	XCall     // call tool="NAME": one call
-	XArgument // argument key="K" type="T": one argument
-	XResponse // its answer channel
-	XMessage  // the message, closed after the channels
+	XTools     // its tools channel: the calls' wrapper
+	XCall      // call tool="NAME": one call
+	XArgument  // argument key="K" type="T": one argument
+	XResponse  // its answer channel
+	XMessage   // the message, closed after the channels
+	ToolSepTag // hy_v3 <tool_sep> (a tag: deepseek's is a token)
+	ArgType    // k2_horizon <ifm|arg_type>: the type of the argument whose value follows
+	ParamKey   // telechat4 <param_key>
+	ParamValue // telechat4 <param_value>
 
 	// Special tokens: <|name|>, <｜name｜>, [NAME].
 	ToolCallsBegin    // deepseek <｜tool▁calls▁begin｜>
@@ -77,7 +81,30 @@ const (
 	RoleSep           // gigachat3 <|role_sep|>
 	EndOfMsg          // kimi_k3 <|end_of_msg|>
 	ToolCallBracket   // [TOOL_CALL] (ruby_hash), closed by [/TOOL_CALL]
-	NumMarkers        // the number of markers: sets of markers may be sized by it
+	// MiniMax-M3's sentinel <]minimax[>[ alone; before a tag it is part of
+	// the tag (Sentinel).
+	MiniMaxSentinel
+	InvokeToolJSON  // inkling <|content_invoke_tool_json|>
+	InvokeToolText  // inkling <|content_invoke_tool_text|> (a call in prose: not read)
+	MessageModel    // inkling <|message_model|>
+	EndMessage      // inkling <|end_message|>
+	ContentText     // inkling <|content_text|>
+	ContentThinking // inkling <|content_thinking|>
+	EndSampling     // inkling <|content_model_end_sampling|>
+	PlamoRequests   // plamo3 <|plamo:begin_tool_requests:plamo|>
+	PlamoRequestsEnd
+	PlamoRequest // <|plamo:begin_tool_request:plamo|>
+	PlamoRequestEnd
+	PlamoName // <|plamo:begin_tool_name:plamo|>
+	PlamoNameEnd
+	PlamoArgs // <|plamo:begin_tool_arguments:plamo|>
+	PlamoArgsEnd
+	SolarCall    // solar_open2 <|tool_call:start|>
+	SolarCallEnd // <|tool_call:end|>
+	SolarArg     // <|tool_arg:start|>
+	SolarValue   // <|tool_arg:value|>
+	SolarArgEnd  // <|tool_arg:end|>
+	NumMarkers   // the number of markers: sets of markers may be sized by it
 )
 
 var markerNames = [NumMarkers]string{
@@ -101,6 +128,16 @@ var markerNames = [NumMarkers]string{
 	PythonStart: "python_start", PythonEnd: "python_end", ToolCallStart: "tool_call_start",
 	StartAction: "start_action", EndAction: "end_action",
 	XTools: "tools", XCall: "call", XArgument: "argument", XResponse: "response", XMessage: "message",
+	ToolSepTag: "tool_sep", ArgType: "arg_type", ParamKey: "param_key", ParamValue: "param_value",
+	MiniMaxSentinel: "minimax", InvokeToolJSON: "content_invoke_tool_json", InvokeToolText: "content_invoke_tool_text",
+	MessageModel: "message_model", EndMessage: "end_message", ContentText: "content_text",
+	ContentThinking: "content_thinking", EndSampling: "content_model_end_sampling",
+	PlamoRequests: "plamo:begin_tool_requests:plamo", PlamoRequestsEnd: "plamo:end_tool_requests:plamo",
+	PlamoRequest: "plamo:begin_tool_request:plamo", PlamoRequestEnd: "plamo:end_tool_request:plamo",
+	PlamoName: "plamo:begin_tool_name:plamo", PlamoNameEnd: "plamo:end_tool_name:plamo",
+	PlamoArgs: "plamo:begin_tool_arguments:plamo", PlamoArgsEnd: "plamo:end_tool_arguments:plamo",
+	SolarCall: "tool_call:start", SolarCallEnd: "tool_call:end", SolarArg: "tool_arg:start",
+	SolarValue: "tool_arg:value", SolarArgEnd: "tool_arg:end",
 }
 
 func (m Marker) String() string {
@@ -149,50 +186,82 @@ var tagNames = map[string]markerEntry{
 	"end_function_call":   {m: EndFunctionCall},
 	"tools":               {m: Tools},
 	"dots_function_call":  {m: DotsFunctionCall},
+	"tool_sep":            {m: ToolSepTag},
+	"arg_type":            {m: ArgType},
+	"param_key":           {m: ParamKey},
+	"param_value":         {m: ParamValue},
 }
 
 // specialNames maps lower-case special-token names (`▁` and `-` folded to
 // `_`) to markers. Bracket tokens ([TOOL_CALLS]) are looked up in upper case.
 var specialNames = map[string]markerEntry{
-	"tool_calls_begin":         {m: ToolCallsBegin},
-	"tool_calls_end":           {m: ToolCallsEnd},
-	"tool_call_begin":          {m: ToolCallBegin},
-	"tool_call_end":            {m: ToolCallEnd},
-	"tool_sep":                 {m: ToolSep},
-	"tool_calls_section_begin": {m: SectionBegin},
-	"tool_call_section_begin":  {m: SectionBegin, alias: true},
-	"tool_calls_section_end":   {m: SectionEnd},
-	"tool_call_section_end":    {m: SectionEnd, alias: true},
-	"tool_call_argument_begin": {m: ArgumentBegin},
-	"start":                    {m: HarmonyStart},
-	"channel":                  {m: HarmonyChannel},
-	"message":                  {m: HarmonyMessage},
-	"constrain":                {m: HarmonyConstrain},
-	"call":                     {m: HarmonyCall},
-	"end":                      {m: HarmonyEnd},
-	"return":                   {m: HarmonyReturn},
-	"python_tag":               {m: PythonTag},
-	"eom_id":                   {m: EndOfMessage},
-	"eot_id":                   {m: EndOfMessage},
-	"TOOL_CALLS":               {m: MistralToolCalls},
-	"ARGS":                     {m: MistralArgs},
-	"CALL_ID":                  {m: MistralCallID},
-	"tool_call":                {m: ToolCallToken},
-	"function_call":            {m: FunctionCallToken},
-	"action_start":             {m: ActionStart},
-	"plugin":                   {m: Plugin},
-	"action_end":               {m: ActionEnd},
-	"tools_prefix":             {m: ToolsPrefix},
-	"tools_suffix":             {m: ToolsSuffix},
-	"message_sep":              {m: MessageSep},
-	"python_start":             {m: PythonStart},
-	"python_end":               {m: PythonEnd},
-	"tool_call_start":          {m: ToolCallStart},
-	"start_action":             {m: StartAction, upper: true},
-	"end_action":               {m: EndAction, upper: true},
-	"role_sep":                 {m: RoleSep},
-	"end_of_msg":               {m: EndOfMsg},
-	"TOOL_CALL":                {m: ToolCallBracket},
+	"tool_calls_begin":                 {m: ToolCallsBegin},
+	"tool_calls_end":                   {m: ToolCallsEnd},
+	"tool_call_begin":                  {m: ToolCallBegin},
+	"tool_call_end":                    {m: ToolCallEnd},
+	"tool_sep":                         {m: ToolSep},
+	"tool_calls_section_begin":         {m: SectionBegin},
+	"tool_call_section_begin":          {m: SectionBegin, alias: true},
+	"tool_calls_section_end":           {m: SectionEnd},
+	"tool_call_section_end":            {m: SectionEnd, alias: true},
+	"tool_call_argument_begin":         {m: ArgumentBegin},
+	"start":                            {m: HarmonyStart},
+	"channel":                          {m: HarmonyChannel},
+	"message":                          {m: HarmonyMessage},
+	"constrain":                        {m: HarmonyConstrain},
+	"call":                             {m: HarmonyCall},
+	"end":                              {m: HarmonyEnd},
+	"return":                           {m: HarmonyReturn},
+	"python_tag":                       {m: PythonTag},
+	"eom_id":                           {m: EndOfMessage},
+	"eot_id":                           {m: EndOfMessage},
+	"TOOL_CALLS":                       {m: MistralToolCalls},
+	"ARGS":                             {m: MistralArgs},
+	"CALL_ID":                          {m: MistralCallID},
+	"tool_call":                        {m: ToolCallToken},
+	"function_call":                    {m: FunctionCallToken},
+	"action_start":                     {m: ActionStart},
+	"plugin":                           {m: Plugin},
+	"action_end":                       {m: ActionEnd},
+	"tools_prefix":                     {m: ToolsPrefix},
+	"tools_suffix":                     {m: ToolsSuffix},
+	"message_sep":                      {m: MessageSep},
+	"python_start":                     {m: PythonStart},
+	"python_end":                       {m: PythonEnd},
+	"tool_call_start":                  {m: ToolCallStart},
+	"start_action":                     {m: StartAction, upper: true},
+	"end_action":                       {m: EndAction, upper: true},
+	"role_sep":                         {m: RoleSep},
+	"end_of_msg":                       {m: EndOfMsg},
+	"TOOL_CALL":                        {m: ToolCallBracket},
+	"eom":                              {m: HarmonyEnd}, // Muse Glimmer's end of a message
+	"eot":                              {m: HarmonyEnd}, // and of the turn
+	"content_invoke_tool_json":         {m: InvokeToolJSON},
+	"content_invoke_tool_text":         {m: InvokeToolText},
+	"message_model":                    {m: MessageModel},
+	"end_message":                      {m: EndMessage},
+	"content_text":                     {m: ContentText},
+	"content_thinking":                 {m: ContentThinking},
+	"content_model_end_sampling":       {m: EndSampling},
+	"plamo:begin_tool_requests:plamo":  {m: PlamoRequests},
+	"plamo:end_tool_requests:plamo":    {m: PlamoRequestsEnd},
+	"plamo:begin_tool_request:plamo":   {m: PlamoRequest},
+	"plamo:end_tool_request:plamo":     {m: PlamoRequestEnd},
+	"plamo:begin_tool_name:plamo":      {m: PlamoName},
+	"plamo:end_tool_name:plamo":        {m: PlamoNameEnd},
+	"plamo:begin_tool_arguments:plamo": {m: PlamoArgs},
+	"plamo:end_tool_arguments:plamo":   {m: PlamoArgsEnd},
+	"tool_call:start":                  {m: SolarCall},
+	"tool_call:end":                    {m: SolarCallEnd},
+	"tool_arg:start":                   {m: SolarArg},
+	"tool_arg:value":                   {m: SolarValue},
+	"tool_arg:end":                     {m: SolarArgEnd},
+}
+
+// sentinelNames maps the names of sentinel tokens (`<]minimax[>[`) met
+// alone, not before a tag, to markers.
+var sentinelNames = map[string]markerEntry{
+	"minimax": {m: MiniMaxSentinel},
 }
 
 // halfBarNames maps the names of half-bar tags (<|name>, <name|>: Gemma's

@@ -70,6 +70,12 @@ const (
 	stXSNameSp  // spaces after the name
 	stXSEnd     // its closing bars
 	stXSEndSp   // spaces before '>'
+
+	// A sentinel token <]NAME[>[ (MiniMax-M3), alone or before a tag.
+	stSent    // its name, after `<]`
+	stSentB   // after `[`: '>' follows
+	stSentC   // after `[>`: '[' follows
+	stSentEnd // complete: a '<' starts the tag it prefixes
 )
 
 // maxSepRunes bounds the runes of a <|sep|> candidate: what a split gives
@@ -85,9 +91,9 @@ const maxAttrs = 4 // markers carry one or two; more only in prose tags, which a
 type recognizer struct {
 	state     rstate
 	kind      Kind
-	flags     Flags
 	block     bool
 	lineStart bool
+	flags     Flags
 
 	n         int // bytes consumed so far
 	name      span
@@ -98,12 +104,14 @@ type recognizer struct {
 	nattrs    int
 	cutAt     int // where the marker ends when a later byte ends it (-1: all)
 	ticks     int
+	mlen      int
 
 	mb        [4]byte // a multi-byte rune in progress
-	mlen      int
-	quote     rune // closing quote of the value in progress ('"', '\'', '”', or '\\' for \")
+	quote     rune    // closing quote of the value in progress ('"', '\'', '”', or '\\' for \")
 	esc       bool
-	backslash bool // in a \"-quoted value: the last byte was '\'
+	backslash bool  // in a \"-quoted value: the last byte was '\'
+	dsml      int8  // how much of the name between bars matches a prefix, "DSML" or "GCML" (-1: no match)
+	pfx       uint8 // which of the two it matches
 
 	// XTML: the name between bars while it may be `open` or `close`, and
 	// the tag being read after it (small fields: a parser's idle size).
@@ -116,8 +124,6 @@ type recognizer struct {
 	xf     Flags    // flags of the tag before its <|sep|> candidate
 	xcut   int32    // where the <|sep|> candidate starts
 	xname  [2]int32 // the tag's name
-
-	dsml int // how much of the name between bars matches "DSML" (-1: no match)
 }
 
 func (r *recognizer) reset(block bool) {
@@ -261,9 +267,17 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 		case isNameStart(c) && r.state != stLTSpace:
 			r.name = span{pos, end}
 			r.state = stName
+			r.matchWord(c)
+			return more
+		case c == ']' && r.state == stLT && r.flags&Sentinel == 0:
+			r.name = span{end, end}
+			r.state = stSent
 			return more
 		}
 		return fail
+
+	case stSent, stSentB, stSentC, stSentEnd:
+		return r.sentinel(c, pos, end)
 
 	case stBar:
 		switch {
@@ -299,16 +313,22 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 		case isBar(c):
 			r.state = stBarEnd
 			return more
-		case c == '>' && r.state == stBarName && r.dsml != len("DSML"): // <|name>: a half-bar opener (Gemma)
+		case c == '>' && r.state == stBarName && int(r.dsml) != len("DSML"): // <|name>: a half-bar opener (Gemma)
 			r.flags |= HalfBar
 			return doneWith
 		}
 		return fail
 
 	case stNameBar: // <name|>: a half-bar closer (Gemma)
-		if c == '>' && r.flags&Closing == 0 {
+		switch {
+		case c == '>' && r.flags&Closing == 0:
 			r.flags |= HalfBar | Closing
 			return doneWith
+		case isNameStart(c) && r.isWord("ifm") && r.ns.b == r.ns.a: // <ifm|tool_call>: a prefix (K2 Horizon)
+			r.ns = r.name
+			r.name = span{pos, end}
+			r.state = stName
+			return more
 		}
 		return fail
 
@@ -333,7 +353,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 			r.state = stBarEndSp
 			return more
 		}
-		if r.dsml != len("DSML") {
+		if int(r.dsml) != len("DSML") {
 			return fail
 		}
 		return r.afterDSML(c, pos, end)
@@ -351,6 +371,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 				r.lastColon = pos
 			}
 			r.name.b = end
+			r.matchWord(c)
 			return more
 		}
 		r.endName()
@@ -797,13 +818,61 @@ func lower(c byte) byte {
 	return c
 }
 
-// matchDSML follows whether the name between bars spells DSML (any case).
+// prefixes are the names between bars that prefix a tag: DeepSeek's DSML
+// and GigaChat 3.5's GCML (both four letters).
+var prefixes = [2]string{"DSML", "GCML"}
+
+// matchDSML follows whether the name between bars spells DSML or GCML
+// (any case).
 func (r *recognizer) matchDSML(c rune) {
-	if r.dsml < 0 || r.dsml >= len("DSML") || unicode.ToUpper(c) != rune("DSML"[r.dsml]) {
+	if r.dsml == 0 && unicode.ToUpper(c) == 'G' {
+		r.pfx = 1
+	}
+	if r.dsml < 0 || int(r.dsml) >= len("DSML") || unicode.ToUpper(c) != rune(prefixes[r.pfx][r.dsml]) {
 		r.dsml = -1
 		return
 	}
 	r.dsml++
+}
+
+// maxSentinel bounds the name of a sentinel token.
+const maxSentinel = 16
+
+// sentinel reads a sentinel token <]NAME[>[ after its `<]`. Before a '<'
+// it prefixes the tag that follows, which the candidate goes on to read;
+// otherwise it is a token alone.
+func (r *recognizer) sentinel(c rune, pos, end int) verdict {
+	switch r.state {
+	case stSent:
+		switch {
+		case c == '[' && r.name.b > r.name.a:
+			r.state = stSentB
+			return more
+		case c < utf8.RuneSelf && isNameChar(c) && c != ':' && r.name.b-r.name.a < maxSentinel:
+			r.name.b = end
+			return more
+		}
+	case stSentB:
+		if c == '>' {
+			r.state = stSentC
+			return more
+		}
+	case stSentC:
+		if c == '[' {
+			r.state = stSentEnd
+			return more
+		}
+	case stSentEnd:
+		r.flags |= Sentinel
+		if c == '<' {
+			r.ns = r.name
+			r.state = stLT
+			return more
+		}
+		r.kind = Special
+		return doneBefore
+	}
+	return fail
 }
 
 // acceptAtEOF reports whether a candidate cut off by the end of input is
@@ -811,6 +880,10 @@ func (r *recognizer) matchDSML(c rune) {
 func (r *recognizer) acceptAtEOF() bool {
 	switch r.state {
 	case stTicks:
+		return true
+	case stSentEnd:
+		r.flags |= Sentinel
+		r.kind = Special
 		return true
 	case stName:
 		r.endName()
