@@ -16,9 +16,22 @@ import "github.com/toolsieve/toolsieve/internal/repeat"
 // small. Until then the short paths are off (m.plain).
 func (m *Machine) startGuard() {
 	r := &m.opt.Runaway
-	g := repeat.New(repeat.Limits{Markup: r.UnitRepeats, Lines: r.LineRepeats, Span: r.RepeatSpan, Unit: r.MaxUnit})
+	g := repeat.Off()
+	if !r.NoGuard {
+		g = repeat.New(repeat.Limits{Markup: r.UnitRepeats, Lines: r.LineRepeats, Unit: r.MaxUnit})
+	}
 	m.lex.Watch(g)
 	m.loop.rep = g
+}
+
+// watchLines tells the guard whether it watches the lines of the bytes the
+// lexer returns next: not in an argument's value or a JSON body (a file
+// written into a call may hold many equal lines, and a long value costs no
+// look for line ends).
+func (m *Machine) watchLines() {
+	if g := m.lex.Guard(); g != nil {
+		g.InText(m.lv != lvValue && m.lv != lvJSON)
+	}
 }
 
 // repeatsCall reports whether call c, just completed, repeats the markup of
@@ -77,6 +90,7 @@ func (m *Machine) Stopped() bool { return m.lv == lvStopped }
 // skipped passes b, already added at the end of the buffer, by the lexer,
 // and reports false when the guard fired in it: the machine stopped.
 func (m *Machine) skipped(b []byte) bool {
+	m.watchLines()
 	k := m.lex.Skip(b)
 	if m.guardFired() {
 		m.repetition(len(b) - k)

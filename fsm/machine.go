@@ -110,12 +110,12 @@ type RunawayLimits struct {
 	// The repetition guard (guard.go, internal/repeat) stops a loop of any
 	// shape: the output's tail repeating one unit, with digits folded in
 	// markup so that counters compare equal. It fires at the UnitRepeats-th
-	// repetition in a row of a unit holding markup (default 8) and the
-	// LineRepeats-th of a unit of whole lines of text (default 48, over at
-	// least RepeatSpan bytes, default 256); units are at most MaxUnit bytes
-	// (default 4096). A phrase repeated over 512 bytes of one long line is
+	// repetition in a row of a unit holding markup (default 8; units of at
+	// most MaxUnit bytes, default 4096), and at the LineRepeats-th of a
+	// unit of lines of text (default 48; or at a repetition over two
+	// 4 KiB stretches in a row); a phrase repeated 8 times within a line is
 	// a loop too.
-	UnitRepeats, LineRepeats, RepeatSpan, MaxUnit int
+	UnitRepeats, LineRepeats, MaxUnit int
 	// NoGuard turns the repetition guard off.
 	NoGuard bool
 }
@@ -393,7 +393,7 @@ func New(opt Options, sink Sink) *Machine {
 	if h, _ := lookup(Harmony); m.ix.on.has(int(h.id)) {
 		m.wl = wlHeader // the stream may start with a harmony header without its <|start|> (harmonylead.go)
 	}
-	m.plain = m.idle() && opt.Runaway.NoGuard // the first Write makes the guard (guard.go)
+	m.plain = false // the first Write makes the guard (guard.go)
 	return m
 }
 
@@ -437,7 +437,7 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
-	if m.lex.Guard() == nil && !m.opt.Runaway.NoGuard {
+	if m.lex.Guard() == nil {
 		m.startGuard()
 	}
 	if m.kept != nil {
@@ -473,12 +473,14 @@ func (m *Machine) write(p []byte) {
 	}
 	if len(p) > 0 && !hasAny(p, &markerStart) && m.lex.Idle() && p[len(p)-1] < utf8.RuneSelf { // one text token: the lexer would return p whole
 		off := m.lex.Offset()
+		m.watchLines()
 		m.lex.Skip(p)
 		m.textToken(p, off)
 		return
 	}
 	m.lex.Feed(p)
 	for {
+		m.watchLines()
 		t, ok := m.lex.Next(false)
 		if !ok {
 			return
@@ -506,6 +508,7 @@ func (m *Machine) close() {
 	}
 	m.lex.Feed(nil)
 	for {
+		m.watchLines()
 		t, ok := m.lex.Next(true)
 		if !ok {
 			break

@@ -69,15 +69,13 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	if m.ix.leads && (m.word.holding() > 0 || pt.mayEndWord(p)) {
-		return m.writeWord(p, atLine, stop)
+		return m.writeWord(p, atLine)
 	}
-	var k int // skipPlain, written out: the lexer is idle (m.plain)
-	if stop {
-		k = m.lex.SkipLines(p)
-	} else {
-		k = m.lex.SkipInLine(p)
-	}
-	if m.guardFired() {
+	g := m.lex.Guard()
+	g.InText(true)
+	if !stop && g.Count(n) { // skipPlain, written out: the lexer is idle (m.plain); no newline
+		m.lex.Advance(p)
+	} else if k := m.lex.Skip(p); m.guardFired() {
 		return nil, m.stopPlain(p, k), true
 	}
 	m.prev = p[n-1]
@@ -88,16 +86,12 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	return nil, n, true
 }
 
-// skipPlain passes text b, after which a line starts if atLine; nl: b may
-// hold a newline. It returns the bytes of b that are text: all of them,
-// or those before the loop when the guard fired in b (stopPlain).
-func (m *Machine) skipPlain(b []byte, atLine, nl bool) int {
-	var k int
-	if nl {
-		k = m.lex.Skip(b) // the lexer is idle (m.plain)
-	} else {
-		k = m.lex.SkipInLine(b)
-	}
+// skipPlain passes text b, after which a line starts if atLine. It
+// returns the bytes of b that are text: all of them, or those before the
+// loop when the guard fired in b (stopPlain).
+func (m *Machine) skipPlain(b []byte, atLine bool) int {
+	m.watchLines()
+	k := m.lex.Skip(b) // the lexer is idle (m.plain)
 	if m.guardFired() {
 		return m.stopPlain(b, k)
 	}
@@ -127,7 +121,7 @@ func (m *Machine) stopPlain(b []byte, k int) int {
 // writeWord is WritePlain for plain text p that may end in a prefix of an
 // opener's word, or that follows one held back: the bytes held and p, less
 // the prefix that ends them, are passed.
-func (m *Machine) writeWord(p []byte, atLine, nl bool) (held []byte, n int, ok bool) {
+func (m *Machine) writeWord(p []byte, atLine bool) (held []byte, n int, ok bool) {
 	w := m.word
 	if w.holding() > 0 {
 		if m.atLine {
@@ -146,13 +140,13 @@ func (m *Machine) writeWord(p []byte, atLine, nl bool) (held []byte, n int, ok b
 		m.holdWord(nil, p[n:])
 	}
 	if held != nil {
-		if k := m.skipPlain(held, false, false); m.lv == lvStopped {
+		if k := m.skipPlain(held, false); m.lv == lvStopped {
 			m.scratch = append(m.scratch, held[k:]...) // held bytes after the loop started
 			return held[:k], 0, true
 		}
 	}
 	if n > 0 {
-		if k := m.skipPlain(p[:n], atLine, nl); m.lv == lvStopped {
+		if k := m.skipPlain(p[:n], atLine); m.lv == lvStopped {
 			return held, k, true
 		}
 	}

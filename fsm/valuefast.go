@@ -53,6 +53,7 @@ func (m *Machine) writeTokens(p []byte) {
 	m.lex.Feed(p)
 	long := false
 	for {
+		m.watchLines()
 		t, ok := m.lex.Next(false)
 		if !ok {
 			break

@@ -36,6 +36,9 @@ func (r *tape) Error(msg string, offset int64) {
 // writeLong is Write without its short paths (writeValue, writeJSONString):
 // the reference they must agree with.
 func (m *Machine) writeLong(p []byte) {
+	if m.lex.Guard() == nil {
+		m.startGuard()
+	}
 	if m.kept != nil {
 		m.restore()
 	}

@@ -18,6 +18,7 @@
 package lexer
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
@@ -149,11 +150,14 @@ type Lexer struct {
 	// The last bytes returned, to tell whether a marker starts a line and
 	// for the repetition guard: the last one in the low byte; ntail counts
 	// them up to 4.
-	tail  uint64
+	tail  uint32
 	ntail uint8
 
 	// guard sees every byte returned, as text or as a marker (Watch).
 	guard *repeat.Guard
+	// nlAt: the index in src of the next newline from the text run in
+	// progress on (len(src): none; -1: not looked for yet).
+	nlAt int
 
 	attrs []Attr
 	key   []byte // scratch for the normalised lookup key
@@ -165,6 +169,7 @@ type Lexer struct {
 func (l *Lexer) Feed(p []byte) {
 	l.src = p
 	l.pos = 0
+	l.nlAt = -1 // not looked for yet
 }
 
 // Offset is the input offset of the next unread byte.
@@ -242,7 +247,31 @@ func (l *Lexer) Next(atEOF bool) (tok *Token, ok bool) {
 		l.partial = append(l.partial[:0], l.src[end:i]...)
 		l.advance(i - end)
 	}
-	return l.textToken(l.src[start:end], off), true
+	return l.textRun(start, end, off), true
+}
+
+// textRun returns src[start:end] as a text token. The guard is told of it
+// by a count where that is all it needs: the run holds no newline (they
+// are looked for once a line, not once a token).
+func (l *Lexer) textRun(start, end int, off int64) *Token {
+	lines := l.guard != nil && l.guard.WatchesLines()
+	if lines && l.nlAt < start {
+		if i := bytes.IndexByte(l.src[start:], '\n'); i >= 0 {
+			l.nlAt = start + i
+		} else {
+			l.nlAt = len(l.src)
+		}
+	}
+	if l.guard == nil || (!lines || l.nlAt >= end) && l.guard.Count(end-start) {
+		t := &l.tok
+		if t.Kind != Text {
+			*t = Token{}
+		}
+		t.Raw, t.Offset, t.Flags = l.src[start:end], off, 0
+		l.remember(t.Raw)
+		return t
+	}
+	return l.textToken(l.src[start:end], off)
 }
 
 func (l *Lexer) advance(n int) {
@@ -291,26 +320,11 @@ func (l *Lexer) Skip(p []byte) int {
 	return n
 }
 
-// SkipLines is Skip for p the caller knows may hold a newline.
-func (l *Lexer) SkipLines(p []byte) int {
-	n := len(p)
-	if l.guard != nil {
-		n = l.guard.TextLines(p, l.tail)
-	}
-	l.offset += int64(n)
-	l.remember(p[:n])
-	return n
-}
-
-// SkipInLine is Skip for p the caller knows holds no newline.
-func (l *Lexer) SkipInLine(p []byte) int {
-	n := len(p)
-	if l.guard != nil {
-		n = l.guard.TextInLine(p, l.tail)
-	}
-	l.offset += int64(n)
-	l.remember(p[:n])
-	return n
+// Advance is Skip for a caller that has told the guard of p itself
+// (Guard().Count: the short paths' common case, kept small to inline).
+func (l *Lexer) Advance(p []byte) {
+	l.offset += int64(len(p))
+	l.remember(p)
 }
 
 // Watch makes g see every byte the lexer returns from now on: text, and
@@ -382,24 +396,16 @@ func (l *Lexer) textToken(b []byte, off int64) *Token {
 
 // remember keeps the last bytes returned, for LineStart and the guard.
 func (l *Lexer) remember(b []byte) {
-	switch n := len(b); {
-	case n >= 8:
-		l.tail = binary.BigEndian.Uint64(b[n-8:])
-	case n >= 4:
-		l.tail = l.tail<<32 | uint64(binary.BigEndian.Uint32(b[:4]))
-		for _, c := range b[4:] {
-			l.tail = l.tail<<8 | uint64(c)
-		}
-	default:
+	if len(b) < 4 {
 		l.rememberShort(b)
 		return
 	}
-	l.ntail = 4
+	l.tail, l.ntail = binary.BigEndian.Uint32(b[len(b)-4:]), 4
 }
 
 func (l *Lexer) rememberShort(b []byte) {
 	for _, c := range b {
-		l.tail = l.tail<<8 | uint64(c)
+		l.tail = l.tail<<8 | uint32(c)
 	}
 	l.ntail = uint8(min(int(l.ntail)+len(b), 4))
 }

@@ -1,47 +1,45 @@
-// Package repeat is the repetition guard: it watches a stream as a
-// sequence of units and reports when the stream's tail is one unit
-// repeated, whatever the unit is. A runaway loop of a model is such a tail
-// (openers re-opened, a call written again and again, a closer or a
-// chat-template turn repeated, a line or a phrase repeated), so one guard
-// stops loops of any shape without a list of shapes.
+// Package repeat is the repetition guard: it watches a stream and reports
+// when the stream's tail is one unit repeated, whatever the unit is. A
+// runaway loop of a model is such a tail (openers re-opened, a call written
+// again and again, a closer or a chat-template turn repeated, a line or a
+// phrase repeated), so one guard stops loops of any shape without a list of
+// shapes. It finds two kinds of unit.
 //
-// The units are symbols: each marker token the lexer reads, and each piece
-// of text. A piece ends at a newline, at a marker, or, in a long line, once
-// it holds cutMax bytes (before the next character: a cut never splits
-// one). A symbol is kept as a fingerprint: a marker's bytes hashed with
-// digit runs folded to one digit; a piece's length, first and last eight
-// bytes (digits folded in a piece that follows a marker on its line, so that
-// counters compare equal: `<|im_start|>assistant57`, 58, ...).
-// Whitespace-only pieces are not symbols.
+// Units of markup. The stream is a sequence of symbols: each marker token
+// the lexer reads, and each piece of text between two markers (cut after
+// cutMax bytes, before the next character: a cut never splits one). A
+// symbol is kept as a fingerprint: a marker's bytes hashed with digit runs
+// folded to one digit; a piece's length and last eight bytes, with digits
+// folded in a piece right after a marker, so that counters compare equal
+// (`call_id="call_300"`, 301, ...; `<|im_start|>assistant57`, 58, ...).
+// Whitespace-only pieces are not symbols. The guard keeps the last
+// ringSize symbols and, for the latest, a candidate period: the distance to
+// the last earlier symbol with the same fingerprint. A run counts the
+// symbols that equal the one a period before; run+period symbols that do are
+// (run+period)/period repetitions of a unit of period symbols. When a symbol
+// breaks the run, the candidate becomes the distance to that symbol's last
+// occurrence. A piece's fingerprint is weak, so pieces right after markup
+// (arguments) and pieces of a run under way are also hashed in full, and a
+// unit holding markup fires at its Limits.Markup-th repetition only when the
+// last strongReps repetitions match in full too.
 //
-// The guard keeps the last ringSize symbols and, for the latest, a
-// candidate period: the distance to the last earlier symbol with the same
-// fingerprint. A run counts the symbols that equal the one a period before;
-// run+period symbols that do are (run+period)/period repetitions of a unit
-// of period symbols. When a symbol breaks the run, the candidate becomes the
-// distance to that symbol's last occurrence. A piece's fingerprint is weak
-// (two lines that differ only in their middle match), so once a run has
-// four repetitions its pieces are also hashed in full, and the guard fires
-// only when the last three repetitions match in full too.
+// Units of text. Between two markers of markup the bytes are a stretch; at
+// every cutMax bytes of a stretch, the winSize bytes before the cut are
+// checked for a period (the distance back to the previous occurrence of
+// their last bytes, verified by comparing the window with itself shifted).
+// A unit that holds a line end (a newline, or `\n` escaped in a JSON
+// string) is a unit of lines: it fires at Limits.Lines repetitions within
+// the window, or when two windows in a row repeat it, and its bytes must
+// hold lineVariety distinct non-space bytes (a line of one repeated
+// character is padding or test data, not a model repeating itself). A
+// phrase within a line fires at inlineRepeats repetitions within the
+// window, or over two windows, and must hold inlineLetters distinct letters
+// (a long line of numbers is data).
 //
-// A phrase repeated within one long line is found apart from the symbols:
-// the last winSize bytes before a cut are kept, and at the cut checked for a
-// period (the distance back to the previous occurrence of their last bytes,
-// verified by comparing the window with itself shifted).
-//
-// The guard fires when the tail repeats a unit holding markup
-// Limits.Markup times; a unit of whole lines Limits.Lines times, over at
-// least Limits.Span bytes, its line holding lineVariety distinct non-space
-// bytes (a line of one repeated character is padding or test data, not a
-// model repeating itself); or, within a line, a phrase of at least
-// inlineLetters distinct letters (a long line of numbers is data) over a
-// whole window, or over two windows in a row. Units longer than Limits.Unit
-// bytes do not count.
-//
-// Text costs a compare per chunk inside a piece, and a few operations per
-// piece; only long lines (their last winSize bytes before each cut) and
-// runs are copied or hashed byte by byte. The guard is linear in its input
-// and its memory is fixed.
+// Text costs a compare per chunk, and a copy and a look for the period per
+// cutMax bytes; only pieces right after markup and runs under way are
+// hashed byte by byte. The guard is linear in its input and its memory is
+// fixed.
 package repeat
 
 import (
@@ -58,12 +56,9 @@ type Limits struct {
 	// Markup: repetitions in a row of a unit that holds a marker
 	// (default 8: the guard fires at the 8th).
 	Markup int
-	// Lines: repetitions in a row of a unit of whole lines of text
-	// (default 48).
+	// Lines: repetitions in a row of a unit of lines of text (default 48).
 	Lines int
-	// Span: the bytes a repetition of lines must cover (default 256).
-	Span int
-	// Unit: the longest unit, in bytes (default 4096).
+	// Unit: the longest unit of markup, in bytes (default 4096).
 	Unit int
 }
 
@@ -74,7 +69,6 @@ type Limits struct {
 const (
 	DefaultMarkup = 8
 	DefaultLines  = 48
-	DefaultSpan   = 256
 	DefaultUnit   = 4096
 )
 
@@ -82,7 +76,7 @@ func (l *Limits) withDefaults() {
 	for _, f := range []struct {
 		v *int
 		d int
-	}{{&l.Markup, DefaultMarkup}, {&l.Lines, DefaultLines}, {&l.Span, DefaultSpan}, {&l.Unit, DefaultUnit}} {
+	}{{&l.Markup, DefaultMarkup}, {&l.Lines, DefaultLines}, {&l.Unit, DefaultUnit}} {
 		if *f.v <= 0 {
 			*f.v = f.d
 		}
@@ -94,34 +88,29 @@ const (
 	tableSize = 256  // last occurrences, by fingerprint
 	headLen   = 8    // a piece's first bytes kept, while a run is under way
 	utf8Max   = 4    // bytes of the longest UTF-8 character
-	cutMax    = 4096 // a long line is cut in pieces of this many bytes
+	cutMax    = 2048 // a piece, and a stretch's window, end every this many bytes
 	winSize   = 512  // the bytes before a cut checked for a period
-	minPiece  = 32   // a piece ends at a newline once it holds this many bytes
-	maxPeriod = 256  // the longest phrase looked for within a line
-	// A window repeating a phrase that fits inlineRepeats times in it is a
-	// loop; a longer phrase must repeat over two windows in a row.
+	maxPeriod = 256  // the longest unit of text looked for
+	// A window repeating a phrase inlineRepeats times is a loop.
 	inlineRepeats = 8
 	// A repeated line needs lineVariety distinct non-space bytes; a phrase
 	// repeated within a line needs inlineLetters distinct letters
-	// (non-ASCII bytes count: CJK text), as a model repeating itself writes
-	// words, and a long line of numbers or codes is data.
+	// (a CJK character counts its bytes: it is a word), as a model
+	// repeating itself writes words, and a long line of numbers is data.
 	lineVariety   = 4
 	inlineLetters = 3
 	strongAfter   = 2 // repetitions of a run before its pieces are hashed in full
-	strongReps    = 3 // repetitions a run must match in full to fire
+	strongReps    = 3 // repetitions a unit of markup must match in full to fire
 )
 
 // symbol is one unit of the stream, as the ring keeps it.
 type symbol struct {
 	fp    uint64 // its fingerprint
-	full  uint64 // a piece hashed in full (0: not), a marker's fingerprint
+	full  uint64 // a piece hashed in full (0: not); a marker's fingerprint
 	end   int64  // the offset after it
 	marks uint32 // markup symbols up to it, from the start
-	lines uint32 // line ends up to it, from the start
-	head  uint64 // a piece's first bytes (as in its fingerprint); 0 for a marker
-	tail  uint64 // its last bytes, likewise
-	hlen  uint8  // how many first bytes (0: none kept)
-	tlen  uint8  // how many last bytes (up to eight)
+	head  uint64 // a piece's first bytes, when kept
+	hlen  uint8  // how many (0: none kept)
 	mark  bool   // a marker
 }
 
@@ -129,69 +118,89 @@ type symbol struct {
 type Guard struct {
 	lim Limits
 
-	// The text piece in progress.
-	n         int    // its bytes so far
-	room      int    // Text only counts bytes while n stays below it
-	start     int64  // the offset of its first byte: every byte before it is in a symbol, or blank
+	// The text piece in progress: n bytes from offset start.
+	n         int
+	room      int // Count only counts bytes while n stays below it
+	winRoom   int // Text keeps and counts bytes while n stays below it (0: not)
+	start     int64
 	head      uint64 // its first bytes, when capture (the first in the high byte)
 	capture   bool   // its first bytes are kept
-	afterMark bool   // it follows a marker on its line: digits fold
-	nl        uint32 // the newlines it holds
-	strong    bool   // a run is long: pieces are hashed in full
-	fullOK    bool   // the piece was hashed in full from its first byte
+	afterMark bool   // it follows a marker of markup: digits fold, it is hashed in full
+	fullOK    bool   // it is hashed in full from its first byte
 	full      uint64
-	win       [winSize + 4]byte // the last bytes of a long piece, before its cut
-	wn        int
-	winP      int // the period the window before this one had (0: none)
+	strong    bool // a run is long: pieces are hashed in full
 
-	count       uint32
-	ring        [ringSize]symbol
-	last        [tableSize]uint32 // index+1 of the last symbol whose fingerprint falls here
-	period, run uint32
-	srun        uint32 // symbols in a row whose full hash equals the one a period before
-	lineEnds    uint32 // pieces, blank or not, that ended a line
+	// The stretch in progress: bytes since the last marker of markup.
+	stretch    int64                   // the offset where it began, or was last cut
+	win        [winSize + utf8Max]byte // its bytes from position cutMax-winSize to the cut
+	prevWin    [winSize]byte           // the window at the last cut
+	prevOK     bool                    // prevWin holds one
+	winMatches int                     // windows in a row that showed the text of the one before
+	winP       int                     // the period the window at the last cut had (0: none)
+
+	count  uint32
+	ring   [ringSize]symbol
+	last   [tableSize]uint32 // index+1 of the last symbol whose fingerprint falls here
+	period uint32
+	run    uint32
+	srun   uint32 // symbols in a row whose full hash equals the one a period before
+
+	lines   lineRun // the lines of text (lines.go)
+	inLines bool    // lines are watched (InText)
 
 	fired   bool
+	off     bool // Off: nothing is watched
 	firedAt int64
 }
 
 // New returns a guard with limits lim (zero fields: defaults).
 func New(lim Limits) *Guard {
 	lim.withDefaults()
-	return &Guard{lim: lim, firedAt: -1, full: fnvOffset}
+	g := &Guard{lim: lim, firedAt: -1, full: fnvOffset}
+	g.setRoom()
+	return g
 }
+
+// Off returns a guard that watches nothing and never fires.
+func Off() *Guard { return &Guard{off: true, room: math.MaxInt, firedAt: -1} }
 
 // Fired reports whether the guard fired, and the input offset (counted
 // from the first byte the guard saw) just after the unit that did.
 func (g *Guard) Fired() (bool, int64) { return g.fired, g.firedAt }
 
-// Text observes content bytes. prev holds the eight bytes before p (the
+// Count is Text for n bytes the caller knows hold no newline (when
+// WatchesLines), when that needs nothing but a count; it reports false,
+// counting nothing, when the caller must call Text instead.
+func (g *Guard) Count(n int) bool {
+	if m := g.n + n; m < g.room {
+		g.n = m
+		return true
+	}
+	return false
+}
+
+// Text observes content bytes. prev holds the four bytes before p (the
 // last in its low byte). It returns len(p), or, when the guard fired at a
 // unit that ends inside p, the number of p's bytes up to that point.
-func (g *Guard) Text(p []byte, prev uint64) int {
-	if n := g.n + len(p); n < g.room && !hasNewline(p) {
-		g.n = n
+func (g *Guard) Text(p []byte, prev uint32) int {
+	if g.inLines && hasNewline(p) {
+		return g.text(p, prev)
+	}
+	if g.Count(len(p)) {
+		return len(p)
+	}
+	if m := g.n + len(p); m < g.winRoom { // in the window, before a cut: keep and count
+		copy(g.win[g.sn()-(cutMax-winSize):], p)
+		g.n = m
 		return len(p)
 	}
 	return g.text(p, prev)
 }
-
-// TextInLine is Text for p the caller knows holds no newline.
-func (g *Guard) TextInLine(p []byte, prev uint64) int {
-	if n := g.n + len(p); n < g.room {
-		g.n = n
-		return len(p)
-	}
-	return g.text(p, prev)
-}
-
-// TextLines is Text for p the caller knows may hold a newline.
-func (g *Guard) TextLines(p []byte, prev uint64) int { return g.text(p, prev) }
 
 // hasNewline reports whether p holds a newline; short slices are checked
-// inline, longer ones with IndexByte.
+// inline.
 func hasNewline(p []byte) bool {
-	if len(p) > 8 {
+	if len(p) > 16 {
 		return bytes.IndexByte(p, '\n') >= 0
 	}
 	for _, c := range p {
@@ -202,31 +211,51 @@ func hasNewline(p []byte) bool {
 	return false
 }
 
-// text is Text's long way: p is cut into pieces.
-func (g *Guard) text(p []byte, prev uint64) int {
-	if g.fired {
+// text is Text's long way.
+func (g *Guard) text(p []byte, prev uint32) int {
+	if g.fired || g.off {
 		return len(p)
 	}
 	done := 0
 	for done < len(p) {
 		rest := p[done:]
-		k, ends, cut := g.scan(rest)
+		// this piece's bytes in rest: up to its line's end, or the next
+		// cut of the piece or of the stretch (at a character's start)
+		sn := g.sn()
+		toCut := max(min(cutMax-g.n, cutMax-sn), 0)
+		k, line, cut := len(rest), false, false
+		i := -1
+		if g.inLines {
+			i = bytes.IndexByte(rest[:min(len(rest), toCut+utf8Max)], '\n')
+		}
+		if i >= 0 && i < toCut {
+			k, line = i+1, true
+		} else if toCut < k {
+			k, cut = cutBefore(rest, toCut, k)
+		}
 		seg := rest[:k]
+		if g.lines.strong {
+			g.lineBytes(seg)
+		}
 		if g.capture && g.n < headLen {
 			for _, c := range seg[:min(k, headLen-g.n)] {
 				g.head = g.head<<8 | uint64(c)
 			}
 		}
 		if g.fullOK {
-			g.full = hashBytes(g.full, seg, g.afterMark)
+			if g.n+k > cutMax { // a long value, not arguments: not worth hashing
+				g.fullOK = false
+			} else {
+				g.full = hashBytes(g.full, seg, g.afterMark)
+			}
 		}
-		if g.n+k > cutMax-winSize {
-			g.wn += copy(g.win[g.wn:], seg[max(cutMax-winSize-g.n, 0):])
+		if sn+k > cutMax-winSize {
+			g.keep(seg, sn)
 		}
 		g.n += k
 		done += k
 		prev = shiftIn(prev, seg)
-		if ends && g.endPiece(prev, cut) {
+		if line && g.lineEnd(prev) || cut && g.cut(prev) {
 			return done
 		}
 	}
@@ -234,48 +263,39 @@ func (g *Guard) text(p []byte, prev uint64) int {
 	return len(p)
 }
 
-// scan returns how many bytes of rest belong to the piece in progress,
-// whether they end it, and whether by a cut. A piece ends at the first
-// newline once it holds minPiece bytes (shorter lines join the next: a
-// unit of short lines costs one symbol, not one each), or is cut at cutMax
-// bytes, before the next character.
-func (g *Guard) scan(rest []byte) (k int, ends, cut bool) {
-	toCut := max(cutMax-g.n, 0) // a piece may go past cutMax while no character starts
-	look := rest
-	if len(look) > toCut+utf8Max {
-		look = look[:toCut+utf8Max]
+// sn is the stretch's bytes since its start or last cut.
+func (g *Guard) sn() int { return int(g.start + int64(g.n) - g.stretch) }
+
+// keep copies the bytes of seg, which begins at stretch position sn, that
+// fall in the window before the next cut of the stretch: win holds the
+// stretch from position cutMax-winSize on (a cut comes before a character
+// starts, so a few bytes past cutMax; bytes further on are not needed).
+func (g *Guard) keep(seg []byte, sn int) {
+	at := sn - (cutMax - winSize)
+	if at < 0 {
+		seg = seg[min(-at, len(seg)):]
+		at = 0
 	}
-	from := 0
-	if short := minPiece - 1 - g.n; short > 0 && !g.afterMark { // newlines before minPiece join lines (not in markup)
-		from = min(short, len(look))
-		g.nl += uint32(bytes.Count(look[:from], newline))
+	if at < len(g.win) {
+		copy(g.win[at:], seg)
 	}
-	if i := indexNewline(look[from:]); i >= 0 {
-		g.nl++
-		return from + i + 1, true, false
-	}
-	if toCut <= len(rest) {
-		if k, cut := cutBefore(rest, toCut, len(rest)); cut {
-			return k, true, true
-		}
-	}
-	return len(rest), false, false
 }
 
-var newline = []byte{'\n'}
-
-// indexNewline is bytes.IndexByte for '\n', with short slices searched
-// inline.
-func indexNewline(b []byte) int {
-	if len(b) > 16 {
-		return bytes.IndexByte(b, '\n')
+// cut ends a piece or a stretch window (or both) that reached cutMax, and
+// reports whether the guard fired.
+func (g *Guard) cut(tail uint32) bool {
+	fired := false
+	if sn := g.sn(); sn >= cutMax {
+		fired = g.periodic(sn)
+		g.stretch = g.start + int64(g.n)
 	}
-	for i, c := range b {
-		if c == '\n' {
-			return i
+	if g.n >= cutMax {
+		if g.pushPiece(tail) && !fired {
+			fired = g.check()
 		}
+		g.startPiece()
 	}
-	return -1
+	return fired
 }
 
 // cutBefore returns where a long piece is cut: before the first byte from
@@ -289,54 +309,62 @@ func cutBefore(b []byte, from, k int) (int, bool) {
 	return k, false
 }
 
-// startPiece begins the next text piece, as the one before ends. While a
-// run of markup is under way its first bytes are kept, to tell early
-// whether it continues the run (mayContinue); while a run is long, it is
-// hashed in full.
+// startPiece begins the next text piece. While a run of markup is under
+// way its first bytes are kept, to tell early whether it continues the run
+// (mayContinue); while a run is long, or right after markup (a call's
+// arguments), it is hashed in full, so that calls that differ are never
+// taken for repeats.
 func (g *Guard) startPiece() {
-	g.head, g.wn = 0, 0
+	g.start += int64(g.n)
+	g.n, g.head = 0, 0
 	g.capture = g.strong || g.running()
-	// A piece right after markup (a call's arguments) is hashed in full
-	// too, so that calls that differ are never taken for repeats.
 	g.fullOK, g.full = g.capture || g.afterMark, fnvOffset
 }
 
-// setRoom sets how many bytes of the piece in progress Text may only
-// count: none while its first bytes are kept or it is hashed in full;
-// else up to where its window begins.
+// setRoom sets how many bytes of the piece in progress Count may take:
+// none while its first bytes are kept or it is hashed in full; else up to
+// where the stretch's window begins.
 func (g *Guard) setRoom() {
+	g.winRoom = 0
 	switch {
-	case g.fired:
+	case g.fired || g.off:
 		g.room = math.MaxInt
-	case g.capture && g.n < headLen || g.fullOK:
+	case g.capture && g.n < headLen || g.fullOK || g.lines.strong:
 		g.room = 0
 	default:
-		g.room = cutMax - winSize
+		sn := g.sn()
+		g.room = min(g.n+max(cutMax-winSize-sn, 0), cutMax)
+		if sn >= cutMax-winSize { // Text keeps the bytes up to the cut, less a character's bytes
+			g.winRoom = min(g.n+cutMax-utf8Max-sn, cutMax-utf8Max)
+		}
 	}
 }
 
-// shiftIn returns the eight bytes before and b, the last eight of them.
-func shiftIn(prev uint64, b []byte) uint64 {
-	if len(b) >= 8 {
-		return binary.BigEndian.Uint64(b[len(b)-8:])
+// shiftIn returns the four bytes before and b, the last four of them.
+func shiftIn(prev uint32, b []byte) uint32 {
+	if len(b) >= 4 {
+		return binary.BigEndian.Uint32(b[len(b)-4:])
 	}
 	for _, c := range b {
-		prev = prev<<8 | uint64(c)
+		prev = prev<<8 | uint32(c)
 	}
 	return prev
 }
 
 // Marker observes a marker token's bytes; markup says whether it is a
 // marker of tool-call markup (not an HTML tag, a backtick run or a
-// bracketed word), prev holds the eight bytes before it. It ends the text
-// piece before it. It reports whether the guard fired at this marker.
-func (g *Guard) Marker(raw []byte, markup bool, prev uint64) bool {
-	if g.fired {
+// bracketed word), prev holds the four bytes before it. It ends the text
+// piece before it (and, if markup, the stretch). It reports whether the
+// guard fired at this marker.
+func (g *Guard) Marker(raw []byte, markup bool, prev uint32) bool {
+	if g.fired || g.off {
 		return false
 	}
 	if g.n > 0 {
-		g.symbolOfPiece(prev) // the guard decides after the marker: a loop ended by a marker is no loop of text
+		g.pushPiece(prev) // the guard decides after the marker
 	}
+	g.start += int64(g.n)
+	g.n = 0
 	h := uint64(fnvOffset)
 	prevDigit := false
 	for _, c := range raw {
@@ -352,14 +380,19 @@ func (g *Guard) Marker(raw []byte, markup bool, prev uint64) bool {
 	}
 	if markup {
 		h ^= markupBit
-	} else {
+		g.stretch = g.start + int64(len(raw))
+	} else { // an HTML tag, a backtick run: the stretch goes on
+		if g.inLines && g.lines.strong {
+			g.lineBytes(raw) // a line's bytes
+		}
 		h &^= markupBit
+		if sn := g.sn(); sn+len(raw) > cutMax-winSize {
+			g.keep(raw, sn)
+		}
 	}
 	g.start += int64(len(raw))
-	n := uint8(min(len(raw), 8))
-	g.push(symbol{fp: h, full: h | 1, end: g.start, head: shiftIn(0, raw[:n]), tail: shiftIn(prev, raw), hlen: n, tlen: n, mark: true}, markup)
+	g.push(symbol{fp: h, full: h | 1, end: g.start, mark: true}, markup)
 	g.afterMark = markup
-	g.winP = 0
 	fired := g.check()
 	g.startPiece()
 	g.setRoom()
@@ -383,34 +416,17 @@ func hashBytes(h uint64, b []byte, fold bool) uint64 {
 	return h
 }
 
-// endPiece ends the text piece whose last eight bytes (at most) are tail,
-// at a line end or at a cut, and reports whether the guard fired. The
-// piece is a symbol unless it is only whitespace; its fingerprint is its
-// length and last eight bytes.
-func (g *Guard) endPiece(tail uint64, cut bool) bool {
-	n, lines := g.n, g.nl
-	g.lineEnds += lines // blank lines too: a unit of markers on lines of their own is a unit of lines
-	g.start += int64(n)
-	g.n, g.nl = 0, 0
-	if lines > 0 {
-		g.winP = 0
-	}
-	fired := cut && g.periodic()
-	if g.pushPiece(tail, n) && !fired {
-		fired = g.check()
-	}
-	g.startPiece()
-	return fired
-}
-
-// pushPiece pushes the piece of n bytes ending at g.start, unless it is
-// only whitespace, and reports whether it did.
-func (g *Guard) pushPiece(tail uint64, n int) bool {
-	if n < 8 {
+// pushPiece pushes the piece in progress, whose last four bytes (at most)
+// are tail32, unless it is only whitespace, and reports whether it did. Its
+// fingerprint is its length and last bytes.
+func (g *Guard) pushPiece(tail32 uint32) bool {
+	n := g.n
+	tail := uint64(tail32)
+	if n < 4 {
 		tail &= 1<<(8*uint(n)) - 1
-		if isBlank(tail, n) {
-			return false // the next piece still follows the marker before
-		}
+	}
+	if n <= 4 && isBlank(tail, n) || n <= headLen && g.capture && isBlank(g.head, n) {
+		return false // the next piece still follows the marker before
 	}
 	fold := g.afterMark
 	g.afterMark = false
@@ -428,18 +444,8 @@ func (g *Guard) pushPiece(tail uint64, n int) bool {
 	if g.capture {
 		h = uint8(min(n, headLen))
 	}
-	g.push(symbol{fp: mix(x, tail) &^ markupBit, full: full, end: g.start, head: head, tail: tail, hlen: h, tlen: uint8(min(n, 8))}, false)
+	g.push(symbol{fp: mix(x, tail) &^ markupBit, full: full, end: g.start + int64(n), head: head, hlen: h}, false)
 	return true
-}
-
-// symbolOfPiece pushes the piece in progress, ended by a marker, as a
-// symbol; prev holds its last bytes.
-func (g *Guard) symbolOfPiece(prev uint64) {
-	n := g.n
-	g.lineEnds += g.nl
-	g.start += int64(n)
-	g.n, g.nl = 0, 0
-	g.pushPiece(prev, n)
 }
 
 // isBlank reports whether the n bytes of v are whitespace.
@@ -504,49 +510,31 @@ func (g *Guard) push(s symbol, markup bool) {
 	if markup {
 		s.marks++
 	}
-	s.lines = g.lineEnds
 	g.ring[i%ringSize] = s
 	g.count = i + 1
 	g.strong = g.period > 0 && g.run >= g.period*(strongAfter-1)
 }
 
-// unit returns the current unit's bytes, markup symbols and line-ending
-// pieces.
-func (g *Guard) unit() (bytes int64, marks, lines uint32) {
+// unit returns the current unit's bytes and markup symbols.
+func (g *Guard) unit() (size int64, marks uint32) {
 	i := g.count - 1
 	p := g.period
 	if p == 0 || i < p {
-		return 0, 0, 0
+		return 0, 0
 	}
 	a, b := &g.ring[(i-p)%ringSize], &g.ring[i%ringSize]
-	return b.end - a.end, b.marks - a.marks, b.lines - a.lines
+	return b.end - a.end, b.marks - a.marks
 }
 
-// check decides after a symbol whether the tail is a loop.
+// check decides after a symbol whether the tail is a loop of markup.
 func (g *Guard) check() bool {
 	p := g.period
-	if p == 0 || g.run < p {
+	if p == 0 || g.run < p*(uint32(g.lim.Markup)-1) || g.srun < p*strongReps {
 		return false
 	}
-	reps := (g.run + p) / p
-	if g.srun < p*strongReps {
-		return false // not matched in full for long enough
-	}
-	size, marks, lines := g.unit()
-	if size > int64(g.lim.Unit) || size <= 0 {
+	size, marks := g.unit()
+	if marks == 0 || size > int64(g.lim.Unit) || size <= 0 {
 		return false
-	}
-	switch {
-	case marks > 0:
-		if reps < uint32(g.lim.Markup) {
-			return false
-		}
-	case lines > 0: // a piece may hold several short lines
-		if reps*lines < uint32(g.lim.Lines) || int64(reps)*size < int64(g.lim.Span) || g.variety() < lineVariety {
-			return false
-		}
-	default:
-		return false // pieces cut from one line: periodic finds those
 	}
 	return g.fire(g.ring[(g.count-1)%ringSize].end)
 }
@@ -557,37 +545,50 @@ func (g *Guard) fire(at int64) bool {
 	return true
 }
 
-// periodic checks the window of a piece cut from a long line: a phrase
-// repeated over all of it, short enough to fit inlineRepeats times, or
-// repeated over this window and the one before, fires the guard.
-func (g *Guard) periodic() bool {
-	w := g.win[:g.wn]
-	p := 0
-	if len(w) >= winSize {
-		const needle = 8
-		if j := bytes.LastIndex(w[:len(w)-1], w[len(w)-needle:]); j >= 0 {
-			p = len(w) - needle - j
-		}
-		if p == 0 || p > maxPeriod || !bytes.Equal(w[p:], w[:len(w)-p]) || letters(w[len(w)-p:]) < inlineLetters {
-			p = 0
-		}
+// periodic checks the window before a cut of the stretch (g.start+g.n): a
+// unit of text repeated enough within it fires the guard.
+func (g *Guard) periodic(sn int) bool {
+	end := sn - (cutMax - winSize) // the window is the winSize bytes before the cut
+	if end > len(g.win) {
+		return false // a marker too long took the window's place
 	}
-	prev := g.winP
-	g.winP = p
+	w := g.win[end-winSize : end]
+	p := period(w)
 	if p == 0 {
 		return false
 	}
-	// A unit that holds an escaped line end (`\n`, a file in a JSON
-	// string) is a unit of lines: it must repeat over two windows, and its
-	// line hold a few distinct bytes.
-	if bytes.Contains(w[len(w)-p-1:], []byte(`\n`)) {
-		if p != prev || distinct(w[len(w)-p:], true) < lineVariety {
+	unit, reps := w[len(w)-p:], len(w)/p
+	if bytes.IndexByte(w[len(w)-p-1:], '\n') >= 0 || bytes.Contains(w[len(w)-p-1:], []byte(`\n`)) {
+		if reps < g.lim.Lines || distinct(unit, true) < lineVariety { // a unit of lines
 			return false
 		}
-	} else if p*inlineRepeats > len(w) && p != prev {
+	} else if reps < inlineRepeats || letters(unit) < inlineLetters {
 		return false
 	}
 	return g.fire(g.start + int64(g.n))
+}
+
+// period returns the period of window w: the distance back to the nearest
+// earlier occurrence of its last eight bytes (at most maxPeriod), when w
+// is that periodic all through; else 0.
+func period(w []byte) int {
+	p := 0
+	last := binary.LittleEndian.Uint64(w[len(w)-8:])
+	from := len(w) - 8 - maxPeriod // candidates: where the needle's first byte is
+	for from < len(w)-8 {
+		i := bytes.IndexByte(w[from:len(w)-8], w[len(w)-8])
+		if i < 0 {
+			break
+		}
+		if from += i; binary.LittleEndian.Uint64(w[from:]) == last {
+			p = len(w) - 8 - from // the nearest so far
+		}
+		from++
+	}
+	if p == 0 || !bytes.Equal(w[p:], w[:len(w)-p]) {
+		return 0
+	}
+	return p
 }
 
 // distinct counts the distinct bytes of b that are not whitespace (nor,
@@ -611,19 +612,31 @@ func distinct(b []byte, escapes bool) int {
 }
 
 // letters counts the distinct letters of b; a letter outside ASCII counts
-// its UTF-8 length (a CJK character is a word), a symbol, a broken
-// sequence or a backslash escape (`\n`, `\u003e`: JSON) nothing.
+// its UTF-8 length (a CJK character is a word). A symbol, a broken
+// sequence, a number (a word that starts with a digit: 255, 0xff, 3e8) and
+// a JSON escape (`\n`, `\u003e`, or what is left of one where b begins)
+// count nothing.
 func letters(b []byte) int {
 	var seen [128]bool
 	var wide []rune
 	n := 0
 	for len(b) > 0 {
 		c := b[0]
-		if c == '\\' && len(b) > 1 {
-			skip := 2
-			if b[1] == 'u' {
-				skip = 6
+		skip := 0
+		switch {
+		case c == '\\' && len(b) > 1 && b[1] == 'u':
+			skip = 6
+		case c == '\\':
+			skip = 2
+		case (c == 'u' || c == 'U') && len(b) >= 5 && isHex(b[1]) && isHex(b[2]) && isHex(b[3]) && isHex(b[4]):
+			skip = 5
+		case '0' <= c && c <= '9':
+			skip = 1
+			for skip < len(b) && (isHex(b[skip]) || b[skip]|0x20 == 'x') {
+				skip++
 			}
+		}
+		if skip > 0 {
 			b = b[min(skip, len(b)):]
 			continue
 		}
@@ -645,15 +658,7 @@ func letters(b []byte) int {
 	return n
 }
 
-// variety counts the distinct non-space bytes of the latest symbol's
-// first and last bytes.
-func (g *Guard) variety() int {
-	s := &g.ring[(g.count-1)%ringSize]
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], s.head)
-	binary.BigEndian.PutUint64(b[8:], s.tail)
-	return distinct(append(b[8-s.hlen:8:8], b[16-s.tlen:]...), false)
-}
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f' }
 
 // Repeating reports whether the stream's tail repeats an earlier stretch
 // of a unit that holds markup (a run is under way), and the text piece in
@@ -668,10 +673,10 @@ func (g *Guard) Repeating() bool {
 
 // running reports whether a run of a unit holding markup is under way.
 func (g *Guard) running() bool {
-	if g.fired || g.period == 0 || g.run == 0 {
+	if g.fired || g.off || g.period == 0 || g.run == 0 {
 		return false
 	}
-	size, marks, _ := g.unit()
+	size, marks := g.unit()
 	return marks > 0 && size <= int64(g.lim.Unit)
 }
 
@@ -694,8 +699,8 @@ func (g *Guard) Repeats(off int64) bool {
 func (g *Guard) mayContinue() bool {
 	next := &g.ring[(g.count-g.period)%ringSize]
 	n := min(g.n, headLen)
-	if isBlank(g.head, n) {
-		return true // it may be whitespace, which is no symbol
+	if !g.capture || isBlank(g.head, n) {
+		return true // its first bytes were not kept, or may be whitespace: its end tells
 	}
 	switch {
 	case next.mark:

@@ -23,7 +23,8 @@ func tag(s string) item    { return item{s: s, marker: true} }
 // whole), and returns where it fired (-1: not).
 func feed(items []item, chunk int) int64 {
 	g := New(Limits{})
-	var prev uint64
+	g.InText(true)
+	var prev uint32
 	for _, it := range items {
 		b := []byte(it.s)
 		if it.marker {
@@ -78,7 +79,8 @@ func TestGuardFires(t *testing.T) {
 		at    int64 // -1: must not fire
 	}{
 		{"markup unit, 7 times", repeat(7, dsml...), -1},
-		{"markup unit, 8 times: fires at the end of the 8th", repeat(10, dsml...), size(repeat(8, dsml...))},
+		// A unit that ends in text is known complete at the next marker.
+		{"markup unit, 8 times: fires once the 8th is complete", repeat(10, dsml...), size(repeat(8, dsml...)) + size(dsml[:1])},
 		{"one closer repeated", repeat(20, markup("</think>")), size(repeat(8, markup("</think>")))},
 		{"counter in a marker", func() []item {
 			var out []item
@@ -93,9 +95,11 @@ func TestGuardFires(t *testing.T) {
 				out = append(out, markup("<|im_end|>"), text("\n"), markup("<|im_start|>"), text("assistant"+itoa(57+i)+"\n"))
 			}
 			return out
-		}(), size(repeat(8, markup("<|im_end|>"), text("\n"), markup("<|im_start|>"), text("assistant57\n")))},
+		}(), size(repeat(8, markup("<|im_end|>"), text("\n"), markup("<|im_start|>"), text("assistant57\n"))) + size([]item{markup("<|im_end|>")})},
 		{"a line, 47 times", repeat(47, text("I will now run the test.\n")), -1},
 		{"a line, 48 times", repeat(60, text("I will now run the test.\n")), 48 * 25},
+		{"two lines, 24 times", repeat(40, text("I will now run the test.\n"), text("Then I will check.\n")), 24 * 44},
+		{"a short line, 48 times", repeat(100, text("court!\n"), text("\n")), 48*8 - 1},
 		{"a line of padding", repeat(2000, text(strings.Repeat("☺", 50)+"\n")), -1},
 		{"a short code line", repeat(200, text("\tX = 0\n")), -1},
 		{"a phrase in one line", repeat(400, text(" I will now run the test.")), -2},
