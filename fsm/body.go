@@ -300,7 +300,9 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	case lvCall:
 		cl := &m.call
 		switch {
-		case !cl.spec.json || len(cl.params) > 0 || cl.kv.has || cl.done && cl.args == nil:
+		case !cl.spec.json:
+			return c == '{' && m.jsonSibling() != nil
+		case len(cl.params) > 0 || cl.kv.has || cl.done && cl.args == nil:
 			return false
 		case cl.spec.envFirst && !cl.hdr.named:
 			return c == '{' || c == '['
@@ -315,6 +317,33 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	}
 	return false
 }
+
+// jsonSibling is the dialect of the call's family that writes the call in
+// progress's element around a JSON object where the call's own dialect
+// writes argument elements (functionary_v31's `<function=N>{..}` for
+// qwen3_coder's `<function=N><parameter=..>`), or nil. Only a call that
+// holds nothing yet may turn out to be such a sibling's.
+func (m *Machine) jsonSibling() *Spec {
+	c := &m.call
+	if c.spec.call == lexer.Unknown || len(c.params) > 0 || c.done || c.kv.has || c.slot != slotOwn {
+		return nil
+	}
+	return jsonSiblings[c.spec.id]
+}
+
+// jsonSiblings maps a dialect to its JSON-bodied sibling (jsonSibling).
+var jsonSiblings = func() (sib [64]*Spec) {
+	for i := range table {
+		s := &table[i]
+		for k := range table {
+			o := &table[k]
+			if !s.json && o.json && s.Family == o.Family && s.call != lexer.Unknown && o.call == s.call && o.shape == s.shape && o.name == s.name {
+				sib[i] = o
+			}
+		}
+	}
+	return sib
+}()
 
 // envelopeFor is the envelope dialect among the block's candidates whose
 // calls may start with c: '{' one call object, '[' an array of them. A
@@ -362,6 +391,15 @@ func (m *Machine) startJSON(c byte) {
 		}
 	} else if m.call.name.b == m.call.name.a && !m.call.done {
 		m.call.jsonEnv = true // {"name":..,"arguments":..}
+	} else if !m.call.spec.json { // the body decides: <function=N>{..} is functionary_v31's
+		s := m.jsonSibling()
+		m.setDialect(s)
+		switch {
+		case m.blk.implicit && !s.wrapped():
+			m.call.repairs &^= RMissingOpener // it was its sibling's wrapper that was missing
+		case !m.blk.implicit && m.blk.cands&specSet(s) == 0:
+			m.call.repairs |= RMarkerVariant // in its sibling's wrapper (<tool_call>)
+		}
 	}
 	m.resetJSON()
 	m.jheld = 0

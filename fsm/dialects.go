@@ -189,6 +189,7 @@ const (
 	Pythonic       = "pythonic"
 	Phi4Mini       = "phi4_mini"
 	RubyHash       = "ruby_hash"
+	FunctionaryV31 = "functionary_v31"
 )
 
 var deepseekTokens = []tokenRole{
@@ -387,6 +388,13 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.ToolCallBracket, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.ToolCallBracket, rBlockOpen}}, // [/TOOL_CALL] closes it (roleIn)
 		name:    nameEnvelope},
+	// functionary_v31 writes qwen3_coder's call element around a JSON
+	// object: a `<function=N>` whose body starts with '{' is its call
+	// (jsonSibling).
+	{Name: FunctionaryV31, Family: "tool_call", shape: shXML,
+		Example: "<function=get_weather>{\"city\": \"SF\"}</function>",
+		opens:   []opener{{marker: lexer.Function, role: rCallOpen, needs: needValue}},
+		call:    lexer.Function, name: nameValue, json: true},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.

@@ -57,7 +57,7 @@ func TestOpeners(t *testing.T) {
 		{`<|tool_call|>`, rBlockOpen, []string{Granite}, nil},
 		{`<|message_sep|>`, rBlockOpen, []string{GigaChat3}, nil},
 		{`<tool_use>`, rBlockOpen, []string{Hermes}, nil},
-		{`<function=f>`, rCallOpen, []string{Qwen3Coder}, nil},
+		{`<function=f>`, rCallOpen, []string{Qwen3Coder, FunctionaryV31}, nil},
 		{`<invoke_tool_call>`, rBlockOpen, []string{InvokeToolCall}, nil},
 		{`<｜tool▁calls▁begin｜>`, rBlockOpen, []string{DeepSeekV3, DeepSeekV31, Step3}, nil},
 		{`<｜tool_calls_begin｜>`, rBlockOpen, []string{DeepSeekV3, DeepSeekV31, Step3}, nil},
