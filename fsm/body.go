@@ -106,6 +106,13 @@ func (m *Machine) closeSegment(end int) {
 	if m.bareInMarkup(start, end) {
 		return
 	}
+	if m.lv == lvBlock && m.blk.calls == 0 {
+		if spec, name, ok := m.headerSegment(s); ok {
+			m.blk.cands, m.blk.spec = specSet(spec), spec
+			m.openLoose(spec, name)
+			return
+		}
+	}
 	if m.lv == lvBlock && m.blk.calls == 0 && isIdent(s) {
 		if spec := choose(m.blk.cands, lexer.Unknown, false, shKV); spec != nil {
 			m.openLoose(spec, s)

@@ -72,6 +72,15 @@ type Spec struct {
 	// argument's opener belongs (glm's <tool_call> for <arg_key>); the
 	// argument's closer after it shows it (substitute.go).
 	argSwap lexer.Marker
+	// typeLine: a call starts with this word on a line of its own, and its
+	// name is the next line (step_audio_2's `function\nNAME\n{..}`).
+	typeLine string
+	// nameGT: a call starts with its name as loose text ended by '>', a
+	// display label and '/' before it (glm53_flash's `Weather/NAME>{..}`).
+	nameGT bool
+	// chained: its calls need no closer, and its opener after a complete
+	// call starts the next unit instead of nesting in this one.
+	chained bool
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -190,6 +199,8 @@ const (
 	Phi4Mini       = "phi4_mini"
 	RubyHash       = "ruby_hash"
 	FunctionaryV31 = "functionary_v31"
+	StepAudio2     = "step_audio_2"
+	GLM53Flash     = "glm53_flash"
 )
 
 var deepseekTokens = []tokenRole{
@@ -395,6 +406,14 @@ var table = []Spec{
 		Example: "<function=get_weather>{\"city\": \"SF\"}</function>",
 		opens:   []opener{{marker: lexer.Function, role: rCallOpen, needs: needValue}},
 		call:    lexer.Function, name: nameValue, json: true},
+	{Name: StepAudio2, Family: "tool_call", shape: shKV,
+		Example: "<tool_call>function\nget_weather\n{\"city\": \"SF\"}</tool_call>",
+		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}},
+		block:   lexer.ToolCall, name: nameHeader, json: true, typeLine: "function", header: &lineHeader},
+	{Name: GLM53Flash, Family: "tool_call", shape: shKV,
+		Example: "<tool_call>Weather/get_weather>{\"city\": \"SF\"}",
+		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}},
+		block:   lexer.ToolCall, name: nameLoose, json: true, ends: true, nameGT: true, chained: true},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.

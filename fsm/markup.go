@@ -222,6 +222,10 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 		m.openers = 0
 		m.endBlock(len(m.buf))
 	case rBlockOpen:
+		if m.blk.calls > 0 && m.blk.spec != nil && m.blk.spec.chained && !t.Has(lexer.Closing) {
+			m.reopen(t) // glm53_flash: <tool_call>A/f>{..}<tool_call>B/g>{..}
+			return
+		}
 		m.blk.nested++
 		if m.blk.nested > m.opt.Runaway.NestedBlocks {
 			m.runaway(RunawayNestedBlocks)

@@ -62,7 +62,9 @@ func (m *Machine) textLooseCall(b []byte) int {
 		c.loose = len(m.buf) + i
 	}
 	switch {
-	case c.spec.shape == shTokens && c.hdr.sep: // deepseek_v3: the name is the line after `function<｜tool▁sep｜>`
+	case c.spec.shape == shTokens && c.hdr.sep, c.spec.typeLine != "" && !c.hdr.named:
+		// deepseek_v3: the name is the line after `function<｜tool▁sep｜>`;
+		// step_audio_2: the line after `function`.
 		from := max(0, c.loose-len(m.buf)) // the name starts at its first non-space byte
 		if j := bytes.IndexAny(b[from:], "\n`{"); j >= 0 {
 			j += from
