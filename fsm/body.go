@@ -8,12 +8,19 @@ import (
 	"github.com/toolsieve/toolsieve/lexer"
 )
 
-// sep is the byte that may separate calls in the block, or 0.
+// sep is the byte that may separate calls in the block, or 0: its
+// dialect's, or that of a candidate (llama3 shares its token with
+// llama3_builtin).
 func (b *block) sep() byte {
-	if b.spec == nil {
-		return 0
+	if b.spec != nil {
+		return b.spec.callSep
 	}
-	return b.spec.callSep
+	for cands := b.cands; cands != 0; cands &= cands - 1 {
+		if c := cands.first().callSep; c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // settle ends an implicit block once its call is done: text follows.
@@ -60,7 +67,7 @@ func (m *Machine) textLoose(b []byte) int {
 			}
 			if m.pyCanStart(c) {
 				if m.add(b[:i]) {
-					m.startPy(m.blk.spec, len(m.buf))
+					m.startPy(m.pySpecFor(c), len(m.buf))
 				}
 				return i
 			}
@@ -120,10 +127,13 @@ func (m *Machine) closeSegment(end int) {
 		}
 	}
 	if m.lv == lvBlock && m.blk.calls == 0 && looksPythonic(s) {
-		if spec := choose(m.blk.cands, lexer.Unknown, false, shPython); spec != nil {
+		if spec := m.pySpecFor(s[max(firstNonSpace(s), 0)]); spec != nil {
 			m.startPy(spec, start)
 			return
 		}
+	}
+	if m.pyFromCall(s, start) {
+		return
 	}
 	if m.lv == lvBlock && m.blk.calls == 0 && m.blk.spec != nil && m.blk.spec.preamble != "" {
 		if !equalFold(bytes.TrimSpace(s), m.blk.spec.preamble) {
@@ -398,6 +408,9 @@ func (m *Machine) startJSON(c byte) {
 		}
 	} else if m.call.name.b == m.call.name.a && !m.call.done {
 		m.call.jsonEnv = true // {"name":..,"arguments":..}
+		if m.blk.spec == nil && m.call.open.marker.IsSpecial() {
+			m.blk.cands, m.blk.spec = specSet(m.call.spec), m.call.spec // the body decided: llama3's, not llama3_builtin's
+		}
 	} else if !m.call.spec.json { // the body decides: <function=N>{..} is functionary_v31's
 		s := m.jsonSibling()
 		m.setDialect(s)

@@ -81,6 +81,12 @@ type Spec struct {
 	// chained: its calls need no closer, and its opener after a complete
 	// call starts the next unit instead of nesting in this one.
 	chained bool
+	// suffix: a pythonic callee ends with it, and the name is the callee
+	// without it (llama3_builtin's `brave_search.call(..)`).
+	suffix string
+	// codeBody: its pythonic body is written in a code fence inside its
+	// unit (minicpm3); the closing fence ends the body.
+	codeBody bool
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -201,6 +207,8 @@ const (
 	FunctionaryV31 = "functionary_v31"
 	StepAudio2     = "step_audio_2"
 	GLM53Flash     = "glm53_flash"
+	Llama3Builtin  = "llama3_builtin"
+	MiniCPM3       = "minicpm3"
 )
 
 var deepseekTokens = []tokenRole{
@@ -414,6 +422,19 @@ var table = []Spec{
 		Example: "<tool_call>Weather/get_weather>{\"city\": \"SF\"}",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}},
 		block:   lexer.ToolCall, name: nameLoose, json: true, ends: true, nameGT: true, chained: true},
+	// llama3_builtin: Llama 3.1's built-in tools after llama3's token, a
+	// Python call of NAME.call; a call opened by the token whose body
+	// starts so becomes this dialect's (closeSegment).
+	{Name: Llama3Builtin, Family: "llama", shape: shPython,
+		Example: "<|python_tag|>get_weather.call(city=\"SF\")<|eom_id|>",
+		opens:   []opener{{marker: lexer.PythonTag, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.EndOfMessage, rBlockClose}},
+		name:    nameCallee, lines: true, suffix: ".call"},
+	{Name: MiniCPM3, Family: "pythonic", shape: shPython,
+		Example: "<|tool_call_start|>```python\nget_weather(city='SF')\n```<|tool_call_end|>",
+		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.ToolCallEnd, rBlockClose}},
+		name:    nameCallee, lines: true, codeBody: true},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.

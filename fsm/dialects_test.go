@@ -69,7 +69,7 @@ func TestOpeners(t *testing.T) {
 		{`<function name="f">`, rCallOpen, []string{MiniCPM5}, nil},
 		{`<functionname="f">`, rCallOpen, []string{MiniCPM5}, nil},
 		{`[TOOL_CALLS]`, rBlockOpen, []string{Mistral}, nil},
-		{`<|python_tag|>`, rBlockOpen, []string{Llama3}, nil},
+		{`<|python_tag|>`, rBlockOpen, []string{Llama3, Llama3Builtin}, nil},
 		{`<|channel|>`, rBlockOpen, []string{Harmony}, nil},
 		{`<p>`, rNone, nil, nil},
 	}

@@ -164,6 +164,7 @@ type block struct {
 	muted    int  // calls of disabled dialects passed on as text
 	nested   int  // block openers seen inside it
 	words    int  // stray word lines since a call last opened in it (loops.go)
+	fenced   bool // its body opened with a code fence (minicpm3's python)
 }
 
 // pspan is a parameter: its name in m.names, its value in m.buf.
@@ -827,7 +828,7 @@ func (m *Machine) tagInThink(t *lexer.Token) {
 		}
 		return
 	}
-	if t.Marker == lexer.Think && t.Has(lexer.Closing) {
+	if t.Marker == lexer.Think && t.Has(lexer.Closing) || t.Marker == lexer.ThoughtEnd {
 		m.lv = lvText
 		m.sink.Reasoning(nil, t.Raw)
 		return

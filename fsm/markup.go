@@ -32,6 +32,9 @@ const (
 func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 	switch t.Kind {
 	case lexer.Special:
+		if t.Marker == lexer.ThoughtStart {
+			return rThinkOpen, 0, 0 // minicpm3's reasoning, like <think>
+		}
 		if t.Has(lexer.Closing) { // [/NAME] opens nothing
 			if m.ix.used.has(t.Marker) {
 				return rStrayClose, 0, 0

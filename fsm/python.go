@@ -14,19 +14,78 @@ import (
 // first byte that proves it: with no call reported yet, the whole unit goes
 // back to the text.
 
-// pyCanStart reports whether byte c starts the body of a pythonic unit whose
-// dialect is already known.
+// pyCanStart reports whether byte c starts the body of a pythonic unit
+// whose candidates are all pythonic.
 func (m *Machine) pyCanStart(c byte) bool {
-	s := m.blk.spec
-	return m.lv == lvBlock && m.blk.calls == 0 && s != nil && s.shape == shPython &&
-		(c == '[' && !s.lines || isWordByte(c))
+	if m.lv != lvBlock || m.blk.calls > 0 || m.blk.cands == 0 ||
+		anyOf(m.blk.cands, func(s *Spec) bool { return s.shape != shPython }) {
+		return false
+	}
+	return (c == '[' || isWordByte(c)) && m.pySpecFor(c) != nil
+}
+
+// pySpecFor is the pythonic dialect among the unit's candidates whose body
+// starts with c: a list's '[' or a call's name on its line (lines), one
+// whose body is fenced code first when the unit's body opened with a
+// fence (minicpm3 and lfm2 share their tokens).
+func (m *Machine) pySpecFor(c byte) *Spec {
+	var best *Spec
+	rank := 0
+	for cands := m.blk.cands; cands != 0; cands &= cands - 1 {
+		s := cands.first()
+		if s.shape != shPython {
+			continue
+		}
+		r := 1
+		if s.codeBody == m.blk.fenced {
+			r += 2
+		}
+		if (c == '[') != s.lines {
+			r++
+		}
+		if r > rank {
+			best, rank = s, r
+		}
+	}
+	return best
 }
 
 // pyMayStart reports whether loose text in the block may be the first
-// call of a pythonic dialect the content decides (olmo3 in <function_calls>):
-// the segment is judged at its '(' so that the call is not held back.
+// call of a pythonic dialect the content decides (olmo3 in <function_calls>,
+// llama3_builtin in a call llama3's token opened): the segment is judged
+// at its '(' so that the call is not held back.
 func (m *Machine) pyMayStart() bool {
-	return m.lv == lvBlock && m.blk.calls == 0 && anyOf(m.blk.cands, func(s *Spec) bool { return s.shape == shPython })
+	switch {
+	case m.lv == lvBlock && m.blk.calls == 0:
+	case m.lv == lvCall && m.tokenCallEmpty():
+	default:
+		return false
+	}
+	return anyOf(m.blk.cands, func(s *Spec) bool { return s.shape == shPython })
+}
+
+// tokenCallEmpty reports whether the call in progress was opened by its
+// unit's token and holds nothing yet (llama3's `<|python_tag|>`).
+func (m *Machine) tokenCallEmpty() bool {
+	c := &m.call
+	return c.open.marker.IsSpecial() && c.name.b == c.name.a && !c.done && !c.unread && c.args == nil && len(c.params) == 0 && !c.jsonEnv
+}
+
+// pyFromCall turns a call that a unit's token opened, and that holds
+// nothing yet, into the pythonic body of a candidate at buf[from:], when
+// its text starts like a call. It reports whether it did.
+func (m *Machine) pyFromCall(s []byte, from int) bool {
+	if m.lv != lvCall || !m.tokenCallEmpty() || !looksPythonic(s) {
+		return false
+	}
+	spec := m.pySpecFor(s[max(firstNonSpace(s), 0)])
+	if spec == nil {
+		return false
+	}
+	m.openers-- // the token's call and the body are one call
+	m.lv = lvBlock
+	m.startPy(spec, from)
+	return true
 }
 
 // looksPythonic reports whether loose text begins like a call: a name,
@@ -109,6 +168,9 @@ func (m *Machine) pyStatus(st pyscan.Status, end int) int {
 // pyCall reports a call read by the scanner, its markup ending at buf[:end].
 func (m *Machine) pyCall(name, args []byte, end int, rep Repairs) {
 	m.names = m.names[:0] // no other name is live between pythonic calls
+	if sfx := m.call.spec.suffix; len(name) > len(sfx) && string(name[len(name)-len(sfx):]) == sfx {
+		name = name[:len(name)-len(sfx)]
+	}
 	m.call.name = m.keepName(name)
 	m.call.args = append(m.argsBuf[:0], args...)
 	m.argsBuf = m.call.args
@@ -138,6 +200,10 @@ func (m *Machine) pyEnd(end int, rep Repairs) {
 // tagInPy handles a token inside a pythonic body (its bytes end m.buf):
 // string content, the unit's closer, or bytes for the scanner.
 func (m *Machine) tagInPy(t *lexer.Token, tokStart int) {
+	if !m.py.InString() && t.Kind == lexer.Backticks && m.call.spec.codeBody {
+		m.pyEnd(tokStart, 0) // the fence around the body closes: markup, like the opening one
+		return
+	}
 	if !m.py.InString() && m.roleIn(t, lvBlock) == rBlockClose {
 		m.pyEnd(tokStart, 0)
 		if m.lv == lvBlock {

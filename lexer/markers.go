@@ -77,6 +77,8 @@ const (
 	RoleSep           // gigachat3 <|role_sep|>
 	EndOfMsg          // kimi_k3 <|end_of_msg|>
 	ToolCallBracket   // [TOOL_CALL] (ruby_hash), closed by [/TOOL_CALL]
+	ThoughtStart      // minicpm3 <|thought_start|>: reasoning, up to ThoughtEnd
+	ThoughtEnd        // minicpm3 <|thought_end|>
 	NumMarkers        // the number of markers: sets of markers may be sized by it
 )
 
@@ -99,7 +101,7 @@ var markerNames = [NumMarkers]string{
 	Plugin: "plugin", ActionEnd: "action_end", ToolsPrefix: "tools_prefix", ToolsSuffix: "tools_suffix",
 	MessageSep: "message_sep", RoleSep: "role_sep", EndOfMsg: "end_of_msg", ToolCallBracket: "TOOL_CALL",
 	PythonStart: "python_start", PythonEnd: "python_end", ToolCallStart: "tool_call_start",
-	StartAction: "start_action", EndAction: "end_action",
+	StartAction: "start_action", EndAction: "end_action", ThoughtStart: "thought_start", ThoughtEnd: "thought_end",
 	XTools: "tools", XCall: "call", XArgument: "argument", XResponse: "response", XMessage: "message",
 }
 
@@ -193,6 +195,8 @@ var specialNames = map[string]markerEntry{
 	"role_sep":                 {m: RoleSep},
 	"end_of_msg":               {m: EndOfMsg},
 	"TOOL_CALL":                {m: ToolCallBracket},
+	"thought_start":            {m: ThoughtStart},
+	"thought_end":              {m: ThoughtEnd},
 }
 
 // halfBarNames maps the names of half-bar tags (<|name>, <name|>: Gemma's
