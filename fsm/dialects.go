@@ -87,6 +87,11 @@ type Spec struct {
 	// codeBody: its pythonic body is written in a code fence inside its
 	// unit (minicpm3); the closing fence ends the body.
 	codeBody bool
+	// command: the call's body is its name, then one raw-text argument of
+	// this name up to closer, or a JSON object of arguments (cwm's
+	// `terminal ls -la`, command.go).
+	command string
+	closer  lexer.Marker
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -209,6 +214,7 @@ const (
 	GLM53Flash     = "glm53_flash"
 	Llama3Builtin  = "llama3_builtin"
 	MiniCPM3       = "minicpm3"
+	CWM            = "cwm"
 )
 
 var deepseekTokens = []tokenRole{
@@ -435,6 +441,10 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.ToolCallEnd, rBlockClose}},
 		name:    nameCallee, lines: true, codeBody: true},
+	{Name: CWM, Family: "cwm", shape: shXML,
+		Example: "<tool: function>\nget_weather {\"city\": \"SF\"}\n</tool>",
+		opens:   []opener{{marker: lexer.ToolLabel, role: rCallOpen}},
+		call:    lexer.ToolLabel, name: nameHeader, header: &commandHeader, command: "command", closer: lexer.Tool},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.

@@ -316,6 +316,9 @@ func (m *Machine) toolElement(t *lexer.Token) {
 }
 
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
+	if m.commandCloses(t, tokStart) {
+		return
+	}
 	if m.call.swap != nil {
 		m.settleSwap(t, tokStart)
 		return
@@ -508,6 +511,10 @@ func typeHint(t []byte) Hint {
 func (m *Machine) closeValue(end int, rep Repairs) {
 	m.lv = lvCall
 	m.call.repairs |= rep
+	if m.call.spec.command != "" {
+		m.commandValue(end) // cut off (the end of input): the value as it stands
+		return
+	}
 	v := span{m.val.start, end}
 	if m.val.isKey {
 		m.call.kv.key = m.keepName(bytes.TrimSpace(m.buf[v.a:v.b]))
@@ -603,6 +610,9 @@ func trimRight(b []byte, s span) int {
 }
 
 func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
+	if m.commandCloses(t, tokStart) {
+		return
+	}
 	r := m.roleIn(t, lvValue)
 	closing := t.Has(lexer.Closing)
 	if m.val.depth > 0 && closing && r != rNone && r != rStrayClose {

@@ -77,6 +77,8 @@ func (m *Machine) textLooseCall(b []byte) int {
 		}
 	case c.spec.shape == shLoose:
 		return m.textLooseHeader(b)
+	case c.spec.command != "":
+		return m.textCommandName(b)
 	case c.spec.shape == shHarmony:
 		if room := maxHeader - (len(m.buf) - c.start); len(b) > room {
 			// Too long for a header: not a harmony message after all. b

@@ -32,6 +32,7 @@ const (
 	Toolcall          // nemotron <TOOLCALL> (also a spelling of tool_call other dialects borrow)
 	Tools             // qwen25_coder <tools>
 	DotsFunctionCall  // dots <dots_function_call>
+	ToolLabel         // cwm <tool: LABEL>, closed by </tool> (Tool)
 	// Kimi K3's XTML tags, written <|open|>NAME attrs<|sep|> and
 	// <|close|>NAME<|sep|> (see xtmlNames); `think` is Think.
 	XTools    // its tools channel: the calls' wrapper
@@ -88,7 +89,7 @@ var markerNames = [NumMarkers]string{
 	Function: "function", ArgKey: "arg_key", ArgValue: "arg_value",
 	InvokeToolCall: "invoke_tool_call", Tool: "tool", Think: "think", LongcatToolCall: "longcat_tool_call", GemmaToolCall: "tool_call",
 	StartFunctionCall: "start_function_call", EndFunctionCall: "end_function_call", Toolcall: "toolcall", Tools: "tools", DotsFunctionCall: "dots_function_call",
-	FunctionCall:   "function_call",
+	FunctionCall:   "function_call", ToolLabel: "tool:",
 	ToolCallsBegin: "tool_calls_begin", ToolCallsEnd: "tool_calls_end",
 	ToolCallBegin: "tool_call_begin", ToolCallEnd: "tool_call_end", ToolSep: "tool_sep",
 	SectionBegin: "tool_calls_section_begin", SectionEnd: "tool_calls_section_end",
@@ -151,6 +152,7 @@ var tagNames = map[string]markerEntry{
 	"end_function_call":   {m: EndFunctionCall},
 	"tools":               {m: Tools},
 	"dots_function_call":  {m: DotsFunctionCall},
+	"tool:":               {m: ToolLabel}, // `<tool: function>`: the name's colon, then the label as an attribute
 }
 
 // specialNames maps lower-case special-token names (`▁` and `-` folded to
