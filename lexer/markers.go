@@ -89,7 +89,7 @@ var markerNames = [NumMarkers]string{
 	Function: "function", ArgKey: "arg_key", ArgValue: "arg_value",
 	InvokeToolCall: "invoke_tool_call", Tool: "tool", Think: "think", LongcatToolCall: "longcat_tool_call", GemmaToolCall: "tool_call",
 	StartFunctionCall: "start_function_call", EndFunctionCall: "end_function_call", Toolcall: "toolcall", Tools: "tools", DotsFunctionCall: "dots_function_call",
-	FunctionCall:   "function_call", ToolLabel: "tool:",
+	FunctionCall: "function_call", ToolLabel: "tool:",
 	ToolCallsBegin: "tool_calls_begin", ToolCallsEnd: "tool_calls_end",
 	ToolCallBegin: "tool_call_begin", ToolCallEnd: "tool_call_end", ToolSep: "tool_sep",
 	SectionBegin: "tool_calls_section_begin", SectionEnd: "tool_calls_section_end",
