@@ -92,6 +92,9 @@ type Spec struct {
 	// `terminal ls -la`, command.go).
 	command string
 	closer  lexer.Marker
+	// flat: a call object names its tool with this member, and its other
+	// members are the arguments (tgi's {"function": {"_name": N, "k": v}}).
+	flat string
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -215,6 +218,7 @@ const (
 	Llama3Builtin  = "llama3_builtin"
 	MiniCPM3       = "minicpm3"
 	CWM            = "cwm"
+	TGI            = "tgi"
 )
 
 var deepseekTokens = []tokenRole{
@@ -445,6 +449,12 @@ var table = []Spec{
 		Example: "<tool: function>\nget_weather {\"city\": \"SF\"}\n</tool>",
 		opens:   []opener{{marker: lexer.ToolLabel, role: rCallOpen}},
 		call:    lexer.ToolLabel, name: nameHeader, header: &commandHeader, command: "command", closer: lexer.Tool},
+	// tgi shares json's text opener; a probe that reads the name from
+	// "_name" inside "function" opens it (probe.flat).
+	{Name: TGI, Family: "json", shape: shProbe, NeedsTools: true,
+		Example: "{\"function\": {\"_name\": \"get_weather\", \"city\": \"SF\"}}",
+		opens:   []opener{{text: "{"}},
+		name:    nameEnvelope, json: true, ends: true, fenced: true, flat: "_name"},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.

@@ -289,9 +289,15 @@ func (p *probe) namesTool() bool {
 	switch string(p.key[:p.nkey]) {
 	case "name", "tool", "function", "tool_name":
 		return true
+	case "_name": // tgi, inside its "function" object
+		return p.nest&nestFunction != 0
 	}
 	return false
 }
+
+// flat reports whether the name the probe read is a flat call object's
+// (tgi's "_name"): its other members are the arguments.
+func (p *probe) flat() bool { return string(p.key[:p.nkey]) == "_name" }
 
 // resetJSON prepares the JSON scanner for a new body.
 func (m *Machine) resetJSON() {
@@ -573,7 +579,12 @@ func (m *Machine) openProbed() bool {
 	if p.python {
 		sh = shPython
 	}
-	s := choose(p.cands, lexer.Unknown, false, sh)
+	var s *Spec
+	for cands := p.cands; cands != 0 && s == nil; cands &= cands - 1 {
+		if c := cands.first(); c.shape == sh && (c.flat != "") == p.flat() {
+			s = c
+		}
+	}
 	if s == nil {
 		return false
 	}
