@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/toolsieve/toolsieve/lexer"
 )
@@ -95,6 +96,18 @@ type Spec struct {
 	// flat: a call object names its tool with this member, and its other
 	// members are the arguments (tgi's {"function": {"_name": N, "k": v}}).
 	flat string
+	// nameLine: after its symbol opener, the call's name up to the end of
+	// the line, then its JSON arguments (functionary_v32's `>>>NAME\n{..}`);
+	// the output's first line may be one without the opener, which ended
+	// the prompt (probeline.go).
+	nameLine bool
+	// fenceBody: after its symbol opener (a label), a code fence whose body
+	// is a JSON call object; the closing fence ends the unit (rwkv).
+	fenceBody bool
+	// eol: a call is a line of its own in text, its name a declared tool's
+	// (granite_pythonic's `NAME(k="v")`): text after it on its line means
+	// it was none (lineCall.go).
+	eol bool
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -173,52 +186,55 @@ type tokenRole struct {
 
 // Dialect names, as reported in tool_call events.
 const (
-	Anthropic      = "anthropic"
-	DSML           = "dsml"
-	MiniMax        = "minimax"
-	Qwen3Coder     = "qwen3_coder"
-	Hermes         = "hermes"
-	GLM            = "glm"
-	InvokeToolCall = "invoke_tool_call"
-	ToolTag        = "tool_tag"
-	DeepSeekV3     = "deepseek_v3"
-	DeepSeekV31    = "deepseek_v31"
-	KimiK2         = "kimi_k2"
-	Harmony        = "harmony"
-	Mistral        = "mistral"
-	Llama3         = "llama3"
-	JSON           = "json"
-	SeedOSS        = "seed_oss"
-	Granite        = "granite"
-	Hunyuan        = "hunyuan"
-	Longcat        = "longcat"
-	InternLM2      = "internlm2"
-	GigaChat3      = "gigachat3"
-	Apertus        = "apertus"
-	Llama4Pythonic = "llama4_pythonic"
-	LFM2           = "lfm2"
-	OLMo3          = "olmo3"
-	Gemma4         = "gemma4"
-	FunctionGemma  = "functiongemma"
-	Nemotron       = "nemotron"
-	MiniMaxM1      = "minimax_m1"
-	Cohere         = "cohere"
-	Qwen25Coder    = "qwen25_coder"
-	Dots           = "dots"
-	Step3          = "step3"
-	KimiK3         = "kimi_k3"
-	MiniCPM5       = "minicpm5"
-	XLAM           = "xlam"
-	Pythonic       = "pythonic"
-	Phi4Mini       = "phi4_mini"
-	RubyHash       = "ruby_hash"
-	FunctionaryV31 = "functionary_v31"
-	StepAudio2     = "step_audio_2"
-	GLM53Flash     = "glm53_flash"
-	Llama3Builtin  = "llama3_builtin"
-	MiniCPM3       = "minicpm3"
-	CWM            = "cwm"
-	TGI            = "tgi"
+	Anthropic       = "anthropic"
+	DSML            = "dsml"
+	MiniMax         = "minimax"
+	Qwen3Coder      = "qwen3_coder"
+	Hermes          = "hermes"
+	GLM             = "glm"
+	InvokeToolCall  = "invoke_tool_call"
+	ToolTag         = "tool_tag"
+	DeepSeekV3      = "deepseek_v3"
+	DeepSeekV31     = "deepseek_v31"
+	KimiK2          = "kimi_k2"
+	Harmony         = "harmony"
+	Mistral         = "mistral"
+	Llama3          = "llama3"
+	JSON            = "json"
+	SeedOSS         = "seed_oss"
+	Granite         = "granite"
+	Hunyuan         = "hunyuan"
+	Longcat         = "longcat"
+	InternLM2       = "internlm2"
+	GigaChat3       = "gigachat3"
+	Apertus         = "apertus"
+	Llama4Pythonic  = "llama4_pythonic"
+	LFM2            = "lfm2"
+	OLMo3           = "olmo3"
+	Gemma4          = "gemma4"
+	FunctionGemma   = "functiongemma"
+	Nemotron        = "nemotron"
+	MiniMaxM1       = "minimax_m1"
+	Cohere          = "cohere"
+	Qwen25Coder     = "qwen25_coder"
+	Dots            = "dots"
+	Step3           = "step3"
+	KimiK3          = "kimi_k3"
+	MiniCPM5        = "minicpm5"
+	XLAM            = "xlam"
+	Pythonic        = "pythonic"
+	Phi4Mini        = "phi4_mini"
+	RubyHash        = "ruby_hash"
+	FunctionaryV31  = "functionary_v31"
+	StepAudio2      = "step_audio_2"
+	GLM53Flash      = "glm53_flash"
+	Llama3Builtin   = "llama3_builtin"
+	MiniCPM3        = "minicpm3"
+	CWM             = "cwm"
+	TGI             = "tgi"
+	FunctionaryV32  = "functionary_v32"
+	RWKV            = "rwkv"
+	GranitePythonic = "granite_pythonic"
 )
 
 var deepseekTokens = []tokenRole{
@@ -455,6 +471,17 @@ var table = []Spec{
 		Example: "{\"function\": {\"_name\": \"get_weather\", \"city\": \"SF\"}}",
 		opens:   []opener{{text: "{"}},
 		name:    nameEnvelope, json: true, ends: true, fenced: true, flat: "_name"},
+	{Name: FunctionaryV32, Family: "functionary", shape: shProbe, NeedsTools: true,
+		Example: ">>>get_weather\n{\"city\": \"SF\"}",
+		opens:   []opener{{text: ">>>"}},
+		name:    nameLoose, json: true, ends: true, nameLine: true},
+	{Name: RWKV, Family: "rwkv", shape: shEnvelope,
+		Example: "**Tool Call:**\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}\n```",
+		opens:   []opener{{text: "**Tool Call:**"}},
+		name:    nameEnvelope, json: true, ends: true, fenceBody: true},
+	{Name: GranitePythonic, Family: "pythonic", shape: shPython, NeedsTools: true,
+		Example: "get_weather(city='SF')",
+		name:    nameCallee, lines: true, eol: true},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.
@@ -537,6 +564,14 @@ type dialectIndex struct {
 	// closer may follow its call body alone: a '{' or '[' starting a line
 	// is probed for a call body that such a closer ends (orphan.go).
 	orphans bool
+	free    opSet  // the text openers of dialects on that need no declared tools (rwkv's label)
+	symLead string // the first bytes of the symbol openers probed (`>`, `*`): text holding one takes the long way
+	// nameLine: a dialect on, with declared tools, whose name line may
+	// start the output without its opener (functionary_v32).
+	nameLine *Spec
+	// lineCalls: a dialect on, with declared tools, whose calls are lines
+	// of their own in text (granite_pythonic: lineCall.go).
+	lineCalls bool
 }
 
 // markerSet is a set of lexer markers.
@@ -579,6 +614,23 @@ func newIndex(o *Options) dialectIndex {
 	}
 	ix.leads = ix.probes && len(pt.words) > 0
 	ix.orphans = !ix.probes && ix.on&orphanDialects != 0
+	for k, op := range pt.ops {
+		s := &table[op.spec]
+		if o.enabled(s) && !s.NeedsTools {
+			ix.free |= 1 << k
+		}
+		if isSymbolOpener(op.text) && (ix.probes || ix.free.has(k)) && !strings.Contains(ix.symLead, op.text[:1]) {
+			ix.symLead += op.text[:1]
+		}
+		if s.nameLine && o.enabled(s) && o.Declared != nil {
+			ix.nameLine = s
+		}
+	}
+	for i := range table {
+		if s := &table[i]; s.eol && o.enabled(s) && o.Declared != nil {
+			ix.lineCalls = true
+		}
+	}
 	return ix
 }
 

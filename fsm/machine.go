@@ -295,6 +295,7 @@ type Machine struct {
 	// a word opener counts only after a byte that is not a word byte.
 	prev   byte
 	plain  bool // WritePlain may take a chunk (plain.go)
+	fresh  bool // no byte was handled yet, and the output's first line may be a call's name line (probeline.go)
 	atLine bool // the next text byte starts a line
 	wl     wordLine
 	// jopen: the bytes that wait for the JSON scanner end with a backslash
@@ -351,6 +352,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.loop = newLoopHold(sink, &opt)
 	m.sink = &m.loop
 	m.call.loose = -1
+	m.fresh = m.ix.nameLine != nil
 	m.watchProse()
 	m.plain = m.idle()
 	return m
@@ -479,6 +481,7 @@ func (m *Machine) token(t *lexer.Token) {
 
 // marker handles a token other than text.
 func (m *Machine) marker(t *lexer.Token) {
+	m.fresh = false
 	if m.lv == lvProbe && m.tagInProbe(t) {
 		return
 	}
@@ -664,6 +667,9 @@ func (m *Machine) runaway(reason Reason) {
 // ---- text level ----
 
 func (m *Machine) textInText(b []byte) int {
+	if m.fresh && m.startsOutput(b) {
+		return 0
+	}
 	if m.wl != wlNone {
 		return m.textWordLine(b)
 	}
@@ -695,15 +701,18 @@ func (m *Machine) textInText(b []byte) int {
 			return 0
 		}
 	}
-	if i, bare := m.openerAt(b); i >= 0 {
+	if i, kind := m.openerAt(b); i >= 0 {
 		line := m.atLine
 		if i > 0 {
 			line = b[i-1] == '\n'
 		}
 		m.emitText(b[:i])
 		m.startProbe(m.textOff+int64(i), line)
-		if bare {
+		switch kind {
+		case atBare:
 			m.startBare()
+		case atLineCall:
+			m.startLineCall()
 		}
 		return i
 	}
@@ -883,6 +892,7 @@ func (m *Machine) shift(n int) {
 // toText returns the machine to the text level. Bytes left in buf are
 // passed on as text.
 func (m *Machine) toText() {
+	m.fenceText()
 	m.lv = lvText
 	m.blk = block{}
 	m.call = call{loose: -1}

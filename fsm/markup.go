@@ -206,6 +206,9 @@ func (m *Machine) tagInMarkup(t *lexer.Token) {
 }
 
 func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
+	if m.fenceCloses(t) {
+		return
+	}
 	if t.Kind == lexer.Backticks {
 		m.fenceIn(t)
 		return
@@ -316,7 +319,7 @@ func (m *Machine) toolElement(t *lexer.Token) {
 }
 
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
-	if m.commandCloses(t, tokStart) {
+	if m.commandCloses(t, tokStart) || m.fenceCloses(t) {
 		return
 	}
 	if m.call.swap != nil {

@@ -122,7 +122,7 @@ func (m *Machine) startPy(s *Spec, from int) {
 
 // pyScanBuf scans buf[from:], bytes of the body not yet scanned.
 func (m *Machine) pyScanBuf(from int) {
-	for m.lv == lvPy && from < len(m.buf) {
+	for m.lv == lvPy && !m.call.done && from < len(m.buf) {
 		n, st := m.py.Write(m.buf[from:])
 		from = m.pyStatus(st, from+n)
 	}
@@ -130,6 +130,9 @@ func (m *Machine) pyScanBuf(from int) {
 
 // textInPy scans more of the body.
 func (m *Machine) textInPy(b []byte) int {
+	if m.call.done { // a line call's ')' was read
+		return m.textLineEnd(b)
+	}
 	n, st := m.py.Write(b)
 	if !m.add(b[:n]) {
 		return n
@@ -143,6 +146,10 @@ func (m *Machine) textInPy(b []byte) int {
 func (m *Machine) pyStatus(st pyscan.Status, end int) int {
 	switch st {
 	case pyscan.CallDone:
+		if m.call.spec.eol {
+			m.call.done = true // the line's end decides (textLineEnd)
+			return end
+		}
 		before := len(m.buf)
 		m.pyCall(m.py.Name(), m.py.Args(), end, 0)
 		if m.lv == lvBlock {
@@ -187,6 +194,10 @@ func (m *Machine) pyEnd(end int, rep Repairs) {
 	if m.lv != lvPy {
 		return
 	}
+	if m.call.done { // a line call ends its line at the end of input
+		m.lineCallDone(end)
+		return
+	}
 	if m.py.InCall() {
 		if name, args, _, ok := m.py.Finish(); ok {
 			m.pyCall(name, args, end, rep|RMissingCloser|RTruncatedJSON)
@@ -200,6 +211,11 @@ func (m *Machine) pyEnd(end int, rep Repairs) {
 // tagInPy handles a token inside a pythonic body (its bytes end m.buf):
 // string content, the unit's closer, or bytes for the scanner.
 func (m *Machine) tagInPy(t *lexer.Token, tokStart int) {
+	if m.call.done { // markup after a line call's ')'
+		m.lineCallToken(t.Raw)
+		m.tagInText(t)
+		return
+	}
 	if !m.py.InString() && t.Kind == lexer.Backticks && m.call.spec.codeBody {
 		m.pyEnd(tokStart, 0) // the fence around the body closes: markup, like the opening one
 		return
