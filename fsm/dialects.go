@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/toolsieve/toolsieve/lexer"
 )
@@ -556,21 +555,19 @@ func (e *DialectError) Unwrap() error { return ErrUnknownDialect }
 // dialectIndex answers, for one set of options, which dialects are on and
 // which markers they use. It is built once per machine.
 type dialectIndex struct {
-	on     dset
-	used   markerSet // markers that some enabled dialect uses
-	probes bool      // tools are declared and a dialect opened by text is on: every text opener is probed
-	leads  bool      // probes, and some text opener starts with a word
+	on   dset
+	used markerSet // markers that some enabled dialect uses
+	free opSet     // the text openers of dialects on that need no declared tools (rwkv's label)
+	// probes: tools are declared and a dialect opened by text is on:
+	// every text opener is probed.
+	probes bool
+	leads  bool // probes, and some text opener starts with a word
 	// orphans: no tools are declared, and a dialect is on whose wrapper
 	// closer may follow its call body alone: a '{' or '[' starting a line
 	// is probed for a call body that such a closer ends (orphan.go).
 	orphans bool
-	free    opSet  // the text openers of dialects on that need no declared tools (rwkv's label)
-	symLead string // the first bytes of the symbol openers probed (`>`, `*`): text holding one takes the long way
-	// nameLine: a dialect on, with declared tools, whose name line may
-	// start the output without its opener (functionary_v32).
-	nameLine *Spec
 	// lineCalls: a dialect on, with declared tools, whose calls are lines
-	// of their own in text (granite_pythonic: lineCall.go).
+	// of their own in text (granite_pythonic: linecall.go).
 	lineCalls bool
 }
 
@@ -615,15 +612,8 @@ func newIndex(o *Options) dialectIndex {
 	ix.leads = ix.probes && len(pt.words) > 0
 	ix.orphans = !ix.probes && ix.on&orphanDialects != 0
 	for k, op := range pt.ops {
-		s := &table[op.spec]
-		if o.enabled(s) && !s.NeedsTools {
+		if s := &table[op.spec]; o.enabled(s) && !s.NeedsTools {
 			ix.free |= 1 << k
-		}
-		if isSymbolOpener(op.text) && (ix.probes || ix.free.has(k)) && !strings.Contains(ix.symLead, op.text[:1]) {
-			ix.symLead += op.text[:1]
-		}
-		if s.nameLine && o.enabled(s) && o.Declared != nil {
-			ix.nameLine = s
 		}
 	}
 	for i := range table {
@@ -632,6 +622,28 @@ func newIndex(o *Options) dialectIndex {
 		}
 	}
 	return ix
+}
+
+// symbolLead reports whether c is the first byte of a symbol opener that
+// is probed (`>`, `*`): text holding one takes the long way.
+func (ix *dialectIndex) symbolLead(c byte) bool {
+	for _, k := range pt.syms {
+		if pt.ops[k].text[0] == c && (ix.probes || ix.free.has(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameLine is a dialect on, with declared tools, whose name line may start
+// the output without its opener (functionary_v32), or nil.
+func (o *Options) nameLine() *Spec {
+	for i := range table {
+		if s := &table[i]; s.nameLine && o.Declared != nil && o.enabled(s) {
+			return s
+		}
+	}
+	return nil
 }
 
 // markers lists the markers a dialect uses.

@@ -160,11 +160,11 @@ type block struct {
 	spec     *Spec // the one dialect it belongs to, once known
 	open     markerInfo
 	implicit bool // no wrapper was written: the call opened it
+	fenced   bool // its body opened with a code fence (minicpm3's python, rwkv's object)
 	calls    int  // calls completed in this block
 	muted    int  // calls of disabled dialects passed on as text
 	nested   int  // block openers seen inside it
 	words    int  // stray word lines since a call last opened in it (loops.go)
-	fenced   bool // its body opened with a code fence (minicpm3's python)
 }
 
 // pspan is a parameter: its name in m.names, its value in m.buf.
@@ -352,7 +352,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.loop = newLoopHold(sink, &opt)
 	m.sink = &m.loop
 	m.call.loose = -1
-	m.fresh = m.ix.nameLine != nil
+	m.fresh = m.opt.nameLine() != nil
 	m.watchProse()
 	m.plain = m.idle()
 	return m

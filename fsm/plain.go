@@ -2,7 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/lexer"
@@ -204,7 +203,7 @@ func (m *Machine) plainLines(p []byte) (atLine, ok bool) {
 		case c == '>' && m.bareOn(): // '>' may end a tag written without '<' (bare.go)
 			return false, false
 		case c == '>' || c == '*':
-			if strings.IndexByte(m.ix.symLead, c) >= 0 { // a symbol opener's first byte (probeline.go)
+			if m.ix.symbolLead(c) { // a symbol opener's first byte (probeline.go)
 				return false, false
 			}
 		default:

@@ -664,6 +664,10 @@ func (m *Machine) openProbedJSON(s *Spec, c call) {
 	m.setDialect(s)
 	m.lv = lvJSON
 	m.jheld = 0
+	m.call.jsonAt = m.probe.body
+	if m.jw != nil {
+		*m.jw = jsonWalk{} // a new body: the walk of the last one is over
+	}
 	m.json.Write(m.buf[m.probe.body:])
 	if m.json.Done() || m.json.Failed() {
 		m.finishJSON()

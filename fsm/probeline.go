@@ -107,7 +107,7 @@ func (m *Machine) probeFrame() {
 // the prompt (functionary_v32's generation prompt ends with `>>>`). It
 // reports whether it did.
 func (m *Machine) startsOutput(b []byte) bool {
-	s := m.ix.nameLine
+	s := m.opt.nameLine()
 	m.fresh = false
 	if s == nil || !mayNameLine(b) || m.code != codeNone {
 		return false
