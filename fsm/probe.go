@@ -51,7 +51,6 @@ type probeTable struct {
 	ops    []textOpener
 	all    opSet       // every text opener
 	fenced opSet       // those that count in a fenced code block
-	ends   string      // the last bytes of the openers: where a body starts
 	inWord [256]bool   // the bytes of the openers' words
 	at     [256]uint16 // where in the openers' words a byte stands: bit i for position i
 	words  []int       // the openers that start with a word
@@ -86,9 +85,6 @@ var pt = func() (t probeTable) {
 			t.all |= 1 << k
 			if table[i].fenced {
 				t.fenced |= 1 << k
-			}
-			if strings.IndexByte(t.ends, last) < 0 {
-				t.ends += op.text[len(w):]
 			}
 			if sym {
 				t.syms = append(t.syms, k)
@@ -418,10 +414,18 @@ func (m *Machine) probeAt(b []byte) int {
 	if !m.ix.probes {
 		ops &= m.ix.free // no orphan bodies here: those start lines (openerAt)
 	}
+	var ends [8]byte // the last bytes of the openers of ops
+	ne := 0
+	for k, o := range pt.ops {
+		if c := o.text[len(o.text)-1]; ops.has(k) && bytes.IndexByte(ends[:ne], c) < 0 && ne < len(ends) {
+			ends[ne] = c
+			ne++
+		}
+	}
 	for from := 0; from < len(b); {
 		i, lim := -1, len(b)
-		for k := 0; k < len(pt.ends); k++ {
-			if n := bytes.IndexByte(b[from:lim], pt.ends[k]); n >= 0 {
+		for _, c := range ends[:ne] {
+			if n := bytes.IndexByte(b[from:lim], c); n >= 0 {
 				i = from + n
 				lim = i
 			}

@@ -21,7 +21,6 @@ func TestTextOpeners(t *testing.T) {
 	assert.Equal(t, []string{JSON, XLAM, Phi4Mini, TGI}, fenced)
 	assert.Equal(t, []int{3}, pt.words)
 	assert.Equal(t, len("functools"), pt.word)
-	assert.Equal(t, "{[>*", pt.ends)
 	assert.Equal(t, []int{5, 6}, pt.syms)
 }
 
