@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"github.com/toolsieve/toolsieve/fsm/pyscan"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 	"github.com/toolsieve/toolsieve/lexer"
 )
 
@@ -179,6 +180,10 @@ func (m *Machine) pyCall(name, args []byte, end int, rep Repairs) {
 		name = name[:len(name)-len(sfx)]
 	}
 	m.call.name = m.keepName(name)
+	if inner := m.wrappedArgs(name, args); inner != nil {
+		args = inner
+		rep |= RJSONRepaired
+	}
 	m.call.args = append(m.argsBuf[:0], args...)
 	m.argsBuf = m.call.args
 	m.lv = lvCall
@@ -228,4 +233,23 @@ func (m *Machine) tagInPy(t *lexer.Token, tokStart int) {
 		return
 	}
 	m.pyScanBuf(tokStart)
+}
+
+// wrappedArgs returns the arguments object of a Python call written with
+// one keyword that wraps it, `read_file(parameters={"path": ..})` (a JSON
+// envelope's habit), when the declared tool has no parameter of that name;
+// else nil.
+func (m *Machine) wrappedArgs(name, args []byte) []byte {
+	if m.opt.HasParam == nil {
+		return nil
+	}
+	ms, ok := jsonspan.Members(args, 0, nil)
+	if !ok || len(ms) != 1 || args[ms[0].Start] != '{' {
+		return nil
+	}
+	switch k := ms[0].Key; {
+	case string(k) != "parameters" && string(k) != "arguments", m.opt.HasParam(name, k):
+		return nil
+	}
+	return args[ms[0].Start:ms[0].End]
 }
