@@ -64,7 +64,8 @@ type Sink interface {
 // Options configure a Machine. The zero value gives the defaults.
 type Options struct {
 	// Dialects enabled; nil means every dialect except the ones that need
-	// declared tools (tool_tag, json), which are on when Declared is set.
+	// declared tools (Spec.NeedsTools: tool_tag, json, tgi, ...), which are
+	// on when Declared is set.
 	Dialects map[string]bool
 	// Declared reports whether a tool of this name was declared. nil: none.
 	Declared func(name []byte) bool
