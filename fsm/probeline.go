@@ -133,11 +133,13 @@ func mayNameLine(b []byte) bool {
 }
 
 // replayOutput gives the output's first bytes, held by a name-line probe
-// (buf), and then b back to the text level as if they had not been held:
-// they may start something else there (a line call, a word line). It
-// returns the bytes of b it took: all.
+// (buf), and then the start of b back to the text level as if they had not
+// been held: they may start something else there (a line call, a word
+// line), which the bytes after them may show. It returns the bytes of b
+// it took.
 func (m *Machine) replayOutput(b []byte) int {
-	held := append(append([]byte(nil), m.buf...), b...)
+	b = b[:min(len(b), maxProbe)]
+	held := append(append(make([]byte, 0, len(m.buf)+len(b)), m.buf...), b...)
 	off := m.bufOff
 	m.buf = m.buf[:0]
 	m.lv = lvText
