@@ -13,7 +13,9 @@ import (
 // the short path: text that ends in a prefix of the opener's word (`fu`)
 // gives that prefix back only when a later chunk shows what it is, and
 // Holding counts it meanwhile. (Chunks start with "OK, ": a lowercase word
-// at the start of a line takes the long way, as it may be a word line.)
+// at the start of a line takes the long way, as it may be a word line. A
+// first chunk, "Hi. ", takes the long way too: it starts the repetition
+// guard.)
 func TestPlainWordHold(t *testing.T) {
 	tools, err := ParseTools([]byte(weatherTool))
 	require.NoError(t, err)
@@ -41,6 +43,7 @@ func TestPlainWordHold(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := NewParser(Options{Tools: tools})
+			require.Equal(t, []string{`text "Hi. "`}, stepEvents(p.Feed([]byte("Hi. "))))
 			for i, c := range tc.chunks {
 				assert.Equal(t, tc.want[i], stepEvents(p.Feed([]byte(c))), "after chunk %d %q", i, c)
 				assert.Equal(t, tc.holding[i], p.Holding(), "holding after chunk %d %q", i, c)

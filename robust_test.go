@@ -433,17 +433,22 @@ func TestBadHugeAttribute(t *testing.T) {
 }
 
 // robustUnclosed streams prefix and then size bytes of call content, never
-// closed, in 64 KiB chunks, generating the content on the fly.
+// closed, in 64 KiB chunks, generating the content on the fly: numbered
+// lines, so that no line repeats the one before (a loop, for the guard).
 func robustUnclosed(prefix string, size int) func(s *robustStream) {
 	return func(s *robustStream) {
 		const chunk = 64 << 10
-		line := []byte("\tfor i := 0; i < n; i++ { total += xs[i] * 2 } // a line of a file that never ends\n")
-		pattern := bytes.Repeat(line, chunk/len(line)+2)
+		var buf []byte
+		line := 0
 		s.feed([]byte(prefix))
-		for sent, k := 0, 0; sent < size; k++ {
-			off := k * chunk % len(line) // vary the alignment of chunk and line
-			n := min(chunk, size-sent)
-			s.feed(pattern[off : off+n])
+		for sent := 0; sent < size; {
+			for len(buf) < chunk {
+				line++
+				buf = fmt.Appendf(buf, "\tfor i := 0; i < n; i++ { total += xs[i] * %d } // line %d of a file that never ends\n", line%7, line)
+			}
+			n := min(chunk-line%5, size-sent) // vary the alignment of chunk and line
+			s.feed(buf[:n])
+			buf = append(buf[:0], buf[n:]...)
 			sent += n
 		}
 	}

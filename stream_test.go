@@ -125,7 +125,11 @@ func TestStreamedValue(t *testing.T) {
 	tools, err := ParseTools([]byte(`[{"type":"function","function":{"name":"write_file","parameters":{"type":"object",
 		"properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}}}]`))
 	require.NoError(t, err)
-	body := strings.Repeat("fmt.Println(\"héllo, wörld\") // <b>ok</b>\n", 1000)
+	var lines strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&lines, "fmt.Println(\"héllo, wörld\", %d) // <b>ok</b>\n", i)
+	}
+	body := lines.String()
 	quoted, err := json.Marshal(body)
 	require.NoError(t, err)
 	for _, tc := range []struct{ name, head, body, tail, repairs string }{

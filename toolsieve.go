@@ -192,6 +192,10 @@ func (p *Parser) Feed(chunk []byte) []Event {
 				ev[0].Text, ev[0].Offset = chunk, p.b.Plain(n)
 				return ev
 			}
+			if n < len(chunk) && p.m.Stopped() { // a loop began in chunk
+				ev := append([]Event(nil), p.plainText(held, chunk[:n])...)
+				return append(ev, p.feed(chunk[n:])...)
+			}
 			return p.plainText(held, chunk[:n])
 		}
 	}

@@ -120,8 +120,14 @@ func fileContent(n int) []byte {
 		"var table = map[string][]int{\"a\": {1, 2}, \"b\": {3}}\n",
 		"The quick brown fox jumps over the lazy dog; 3 < 4 and 5 > 2.\n",
 	}
+	// Each block of lines is numbered: a file that repeats a block with no
+	// change is a loop for the repetition guard.
 	b := make([]byte, 0, n+64)
 	for i := 0; len(b) < n; i++ {
+		if i%len(lines) == 2 {
+			b = fmt.Appendf(b, "// Sum adds the values below the limit (%d).\n", i/len(lines))
+			continue
+		}
 		b = append(b, lines[i%len(lines)]...)
 	}
 	return b[:n]

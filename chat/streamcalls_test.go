@@ -86,7 +86,11 @@ func TestStreamedCallPieces(t *testing.T) {
 	tools, err := toolsieve.ParseTools([]byte(`[{"type":"function","function":{"name":"write_file","parameters":{"type":"object",
 		"properties":{"path":{"type":"string"},"content":{"type":"string"}}}}}]`))
 	require.NoError(t, err)
-	body := strings.Repeat("line \"quoted\" <b>ünïcode</b>\n", 400)
+	var lines strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&lines, "line %d \"quoted\" <b>ünïcode</b>\n", i)
+	}
+	body := lines.String()
 	contents := []string{
 		"Writing it.\n<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n" +
 			body + "</parameter>\n</function>\n</tool_call>",

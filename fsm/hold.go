@@ -1,5 +1,7 @@
 package fsm
 
+import "github.com/toolsieve/toolsieve/internal/repeat"
+
 // loopHold stands between the machine and its sink. A call that may belong
 // to a loop (see loops.go) is held: it is not reported yet, and every
 // event after it waits behind it, in order, so that the sink still sees
@@ -11,12 +13,15 @@ package fsm
 //   - a call the machine reports as not held: one closed by its own closer,
 //     a wrapper closer, the end of its body or the end of input, that does
 //     not repeat the call before it;
-//   - text that is not only whitespace, or reasoning (whitespace text,
-//     discarded markup, call starts and errors wait with the rest);
+//   - text that is not only whitespace, unless the repetition guard sees the
+//     stream's tail repeat a unit holding markup (guard.go), or reasoning
+//     (whitespace text, discarded markup, call starts and errors wait with
+//     the rest);
 //   - the end of input (Machine.Close).
 //
 // Bounds: at most limit held calls, and limit × Options.MaxCall held bytes
-// (limit is the larger of the openers and repeated-calls thresholds). Past
+// (limit is the largest of the openers, repeated-calls and guard's markup
+// thresholds). Past
 // either, the oldest held call is released, with what waits before it:
 // loops of the shapes the detector knows are cut before that.
 //
@@ -24,6 +29,7 @@ package fsm
 // loop and never complete (see emitter.ToolCallStart).
 type loopHold struct {
 	out      Sink
+	rep      *repeat.Guard // while it sees a unit repeat, text does not release (nil: off)
 	entries  []heldEntry
 	raw      []byte // the held input bytes, in order: a runaway's raw is raw + its own
 	meta     []byte // names, ids, arguments and parameters of held calls
@@ -68,6 +74,9 @@ type heldParam struct {
 
 func newLoopHold(out Sink, opt *Options) loopHold {
 	n := max(opt.Runaway.OpenersWithoutCloser, opt.Runaway.RepeatedCalls)
+	if !opt.Runaway.NoGuard {
+		n = max(n, opt.Runaway.UnitRepeats)
+	}
 	return loopHold{out: out, maxUnits: n, maxBytes: n * opt.MaxCall}
 }
 
@@ -84,7 +93,7 @@ func (h *loopHold) Text(b []byte) {
 		h.out.Text(b)
 		return
 	}
-	if !isBlank(b) || len(b) > h.maxBytes {
+	if len(b) > h.maxBytes || !isBlank(b) && (h.rep == nil || !h.rep.Repeating()) {
 		h.release()
 		h.out.Text(b)
 		return

@@ -46,8 +46,9 @@ func (m *Machine) writeJSONString(p []byte) bool {
 	}
 	if m.jlazy > 0 && !m.jopen && len(p) > 0 && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() && !hasAny(p, &jsonPlainStop) {
 		m.jsonPlain(p) // the common case: in the body after waiting bytes, nothing to look at
-		m.lex.Skip(p)
-		m.textOff = m.lex.Offset()
+		if m.skipped(p) {
+			m.textOff = m.lex.Offset()
+		}
 		return true
 	}
 	if m.jlazy == 0 && !m.json.InStringBody() && !m.json.InEscape() {
@@ -59,7 +60,10 @@ func (m *Machine) writeJSONString(p []byte) bool {
 		if n > 0 && !m.jsonText(p[:n], true) {
 			return false
 		}
-		m.lex.Skip(p[:n])
+		if !m.skipped(p[:n]) {
+			m.discardStopped(p[n:], false)
+			return true
+		}
 	}
 	if n < len(p) {
 		m.writeTokens(p[n:])

@@ -27,7 +27,7 @@ func (m *Machine) report(c *Call, byOpener bool) bool {
 		m.runaway(RunawayRepeatedCall)
 		return false
 	}
-	if byOpener || again {
+	if byOpener || again || m.repeatsCall(c) {
 		m.loop.holdCall(c)
 	} else {
 		m.sink.Call(c)

@@ -11,9 +11,12 @@
 package fsm
 
 import (
+	"unicode/utf8"
+
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 	"github.com/toolsieve/toolsieve/fsm/loosejson"
 	"github.com/toolsieve/toolsieve/fsm/pyscan"
+	"github.com/toolsieve/toolsieve/internal/repeat"
 	"github.com/toolsieve/toolsieve/lexer"
 )
 
@@ -79,10 +82,10 @@ type Options struct {
 	// MaxCall caps the bytes buffered for one call (default 1 MiB). A call
 	// growing past it is reported as a runaway.
 	MaxCall int
+	Runaway RunawayLimits
 	// MarkupInCode turns off the code guard: markup inside backtick code
 	// spans and fences is then parsed like any other.
 	MarkupInCode bool
-	Runaway      RunawayLimits
 	// Stream reports the arguments of a started call as they are read,
 	// to a sink that implements ArgSink (stream.go).
 	Stream bool
@@ -102,6 +105,18 @@ type RunawayLimits struct {
 	RepeatedCalls int
 	// StrayClosers: orphan closers in a row with only whitespace between (default 5).
 	StrayClosers int
+
+	// The repetition guard (guard.go, internal/repeat) stops a loop of any
+	// shape: the output's tail repeating one unit, with digits folded in
+	// markup so that counters compare equal. It fires at the UnitRepeats-th
+	// repetition in a row of a unit holding markup (default 8), the
+	// LineRepeats-th of a unit of whole lines of text (default 48) and the
+	// InlineRepeats-th of a unit within one long line (default 8, its pieces
+	// are 64 bytes or more); repeated text must cover RepeatSpan bytes
+	// (default 256); units are at most MaxUnit bytes (default 4096).
+	UnitRepeats, LineRepeats, InlineRepeats, RepeatSpan, MaxUnit int
+	// NoGuard turns the repetition guard off.
+	NoGuard bool
 }
 
 const (
@@ -109,6 +124,7 @@ const (
 	DefaultMaxCall = 1 << 20
 	maxSegment     = 64 // loose text inside markup is judged after this many bytes
 	maxStrayWord   = 24
+	nestGap        = 512 // call or block openers in a value further apart are no loop (markup.go)
 )
 
 func (o *Options) withDefaults() {
@@ -127,6 +143,9 @@ func (o *Options) withDefaults() {
 	}
 	if r.StrayClosers <= 0 {
 		r.StrayClosers = 5
+	}
+	if r.UnitRepeats <= 0 {
+		r.UnitRepeats = repeat.DefaultMarkup
 	}
 }
 
@@ -223,38 +242,45 @@ type hdrState struct {
 
 // value is the argument value in progress.
 type value struct {
-	start   int          // offset in m.buf
-	closer  lexer.Marker // the closer that ends it
-	tagName span         // tool_tag: the child tag's name, in m.names
+	start   int  // offset in m.buf
+	tagName span // tool_tag: the child tag's name, in m.names
 	name    span
-	hint    Hint
-	isKey   bool // the element holds a key (key/value dialects)
-	eq      bool // the opener was written <parameter=K>
-	depth   int  // openers of markup elements the value holds as content
-	calls   int  // of those, call openers not closed yet
-	blocks  int  // of those, block openers not closed yet
+	depth   int // openers of markup elements the value holds as content
+	// nested: where in m.buf the last opener it holds as content ended;
+	// calls, blocks: of the call and block openers, the ones not closed
+	// yet, each less than nestGap bytes after the one before (a loop).
+	nested int
+	calls  int32
+	blocks int32
+	closer lexer.Marker // the closer that ends it
+	hint   Hint
+	isKey  bool // the element holds a key (key/value dialects)
+	eq     bool // the opener was written <parameter=K>
 }
 
 // pending is a closer whose meaning depends on the next significant token.
 type pending struct {
-	active  bool
-	role    role
 	start   int // the closer's bytes in m.buf
 	end     int
+	seg     int // start in m.buf of text after a parameter closer, being judged; -1 if none
 	repairs Repairs
+	active  bool
+	role    role
 	// fromJSON: the closer came inside a JSON string; if it does not
 	// close, its bytes go back to the JSON scanner.
 	fromJSON bool
 	newline  bool // the whitespace after the closer held a newline
-	seg      int  // start in m.buf of text after a parameter closer, being judged; -1 if none
-	rune     runeEnd
+	// inner: the value held markup it opened long before; if the closer
+	// does not close the value, it closes that (tagInValue).
+	inner bool
+	rune  runeEnd
 }
 
 // segment is loose text inside markup, judged as a whole.
 type segment struct {
-	active bool
 	start  int
 	n      int
+	active bool
 	rune   runeEnd // a long segment is cut only between characters
 }
 
@@ -294,8 +320,11 @@ type Machine struct {
 	code codeState
 	// prev is the input byte before the next one handled (0 at the start):
 	// a word opener counts only after a byte that is not a word byte.
-	prev   byte
-	plain  bool // WritePlain may take a chunk (plain.go)
+	prev  byte
+	plain bool // WritePlain may take a chunk (plain.go)
+	// due: a short path stopped where the repetition guard fired
+	// (plain.go): the runaway is reported next, then scratch's bytes.
+	due    bool
 	fresh  bool // no byte was handled yet, and the output's first line may be a call's name line (probeline.go)
 	atLine bool // the next text byte starts a line
 	wl     wordLine
@@ -305,29 +334,31 @@ type Machine struct {
 	ticks int
 	fence fenceText // in a fenced code block: its label and where its body is (fencetext.go)
 
-	buf      []byte // markup in progress
-	kept     []byte // the buffer holding a Stable call's bytes, until the next Write (callbuf.go)
-	side     []byte // room for buf while kept is set aside
-	bufOff   int64  // input offset of buf[0]
-	names    []byte // names of the call in progress
-	blk      block
-	call     call
-	val      value
-	pend     pending
-	seg      segment
-	json     *jsonscan.Scanner  // JSON bodies; made when first needed
-	py       *pyscan.Scanner    // pythonic bodies; made when first needed
-	lj       *loosejson.Scanner // loose objects; made when first needed
-	jw       *jsonWalk          // the walk of a streamed JSON body (jsonstream.go); made when first needed
-	hash     hashTrack          // the end of a call's hash (hash.go)
-	jheld    int                // bytes at the end of buf not yet fed to json
-	jlazy    int                // bytes before those, not yet fed to json either (jsonfast.go)
-	params   []Param
-	argsBuf  []byte
-	out      *Call  // where a call is built (allocated with the first call: an idle parser stays small)
-	envs     []env  // calls of a JSON array of call objects, reported together
-	scratch  []byte // bytes taken back out of buf to be handled again
-	stopTail []byte // after a runaway: an incomplete UTF-8 sequence held back
+	buf     []byte // markup in progress
+	kept    []byte // the buffer holding a Stable call's bytes, until the next Write (callbuf.go)
+	side    []byte // room for buf while kept is set aside
+	bufOff  int64  // input offset of buf[0]
+	names   []byte // names of the call in progress
+	blk     block
+	call    call
+	val     value
+	pend    pending
+	seg     segment
+	json    *jsonscan.Scanner  // JSON bodies; made when first needed
+	py      *pyscan.Scanner    // pythonic bodies; made when first needed
+	lj      *loosejson.Scanner // loose objects; made when first needed
+	jw      *jsonWalk          // the walk of a streamed JSON body (jsonstream.go); made when first needed
+	hash    hashTrack          // the end of a call's hash (hash.go)
+	jheld   int                // bytes at the end of buf not yet fed to json
+	jlazy   int                // bytes before those, not yet fed to json either (jsonfast.go)
+	params  []Param
+	argsBuf []byte
+	out     *Call // where a call is built (allocated with the first call: an idle parser stays small)
+	envs    []env // calls of a JSON array of call objects, reported together
+	// scratch: bytes taken back out of buf to be handled again (body.go);
+	// after a runaway, bytes held back to be discarded (an incomplete
+	// UTF-8 sequence, the rest of a word hold).
+	scratch []byte
 
 	thinkBy *Spec     // the dialect whose message the reasoning in progress is (nil: <think>)
 	word    *wordHold // the prefix of an opener's word ending the last plain chunk (plain.go)
@@ -355,7 +386,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.call.loose = -1
 	m.fresh = m.opt.nameLine() != nil
 	m.watchProse()
-	m.plain = m.idle()
+	m.plain = m.idle() && opt.Runaway.NoGuard // the first Write makes the guard (guard.go)
 	return m
 }
 
@@ -376,12 +407,16 @@ func (m *Machine) Holding() int {
 // discardStopped reports input after a runaway, which is no longer
 // tokenized, as discards that never end inside a UTF-8 sequence.
 func (m *Machine) discardStopped(p []byte, atEOF bool) {
-	if held := m.lex.Drain(); len(held) > 0 {
-		m.stopTail = append(m.stopTail, held...)
+	if m.due { // a short path stopped at the guard: its runaway first
+		m.sink.Runaway(nil, RunawayRepetition)
+		m.due = false
 	}
-	if len(m.stopTail) > 0 {
-		m.stopTail = append(m.stopTail, p...)
-		p = m.stopTail
+	if held := m.lex.Drain(); len(held) > 0 {
+		m.scratch = append(m.scratch, held...)
+	}
+	if len(m.scratch) > 0 {
+		m.scratch = append(m.scratch, p...)
+		p = m.scratch
 	}
 	n := len(p)
 	if !atEOF {
@@ -390,11 +425,14 @@ func (m *Machine) discardStopped(p []byte, atEOF bool) {
 	if n > 0 {
 		m.sink.Discard(p[:n], DiscardAfterRunaway)
 	}
-	m.stopTail = append(m.stopTail[:0], p[n:]...) // p may be stopTail: append moves safely
+	m.scratch = append(m.scratch[:0], p[n:]...) // p may be scratch: append moves safely
 }
 
 // Write consumes the next chunk of content.
 func (m *Machine) Write(p []byte) {
+	if m.lex.Guard() == nil && !m.opt.Runaway.NoGuard {
+		m.startGuard()
+	}
 	if m.kept != nil {
 		m.restore()
 	}
@@ -421,11 +459,15 @@ func (m *Machine) write(p []byte) {
 		if n > 0 {
 			m.sink.Text(p[:n])
 		}
+		if m.lv == lvStopped { // the guard fired in p: the rest is the loop's
+			m.discardStopped(p[n:], false)
+		}
 		return
 	}
-	if !hasAny(p, &markerStart) && m.lex.Plain(p) { // one text token: the lexer would return p whole
-		m.textOff = m.lex.Offset() - int64(len(p))
-		m.text(p)
+	if len(p) > 0 && !hasAny(p, &markerStart) && m.lex.Idle() && p[len(p)-1] < utf8.RuneSelf { // one text token: the lexer would return p whole
+		off := m.lex.Offset()
+		m.lex.Skip(p)
+		m.textToken(p, off)
 		return
 	}
 	m.lex.Feed(p)
@@ -472,12 +514,14 @@ func (m *Machine) token(t *lexer.Token) {
 		if t.Has(lexer.Overflow) && m.lex.InBlock() && m.lv != lvStopped {
 			m.runaway(RunawayCallTooLarge) // a tool element's attributes outgrew the cap
 		}
-		m.textOff = t.Offset
-		m.text(t.Raw)
+		m.textToken(t.Raw, t.Offset)
 		return
 	}
 	m.marker(t)
 	m.prev = t.Raw[len(t.Raw)-1]
+	if m.guardFired() {
+		m.repetition(0)
+	}
 }
 
 // marker handles a token other than text.
@@ -730,6 +774,9 @@ func (m *Machine) textInText(b []byte) int {
 func (m *Machine) emitText(b []byte) {
 	if len(b) > 0 {
 		m.atLine = b[len(b)-1] == '\n'
+		if m.openers > 0 && !isBlank(b) {
+			m.openers = 0 // prose between openers: they were not a loop's
+		}
 		m.sink.Text(b)
 	}
 }

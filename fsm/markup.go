@@ -618,6 +618,14 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 	}
 	r := m.roleIn(t, lvValue)
 	closing := t.Has(lexer.Closing)
+	if m.val.depth > 0 && closing && r == rParamClose && tokStart-m.val.nested > nestGap {
+		// The value's own closer, long after the markup the value opened:
+		// that may have been only mentioned (a comment, a quote). What
+		// follows decides, as for a closer in a value that holds none.
+		m.expect(rParamClose, tokStart, 0)
+		m.pend.inner = true
+		return
+	}
 	if m.val.depth > 0 && closing && r != rNone && r != rStrayClose {
 		m.val.depth-- // closes markup that the value itself holds
 		switch {
@@ -657,15 +665,19 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 		m.tagInCall(t, tokStart)
 	case r == rParamOpen, r == rCallOpen, r == rBlockOpen:
 		m.val.depth++ // markup inside the value: its closer is content too
-		// A file may quote markup, closed as it goes; a loop opens it again
-		// and again inside the value and never closes it.
+		// A file may quote markup, closed as it goes or far apart; a loop
+		// opens it again and again inside the value and never closes it.
+		if m.val.nested > 0 && tokStart-m.val.nested > nestGap {
+			m.val.calls, m.val.blocks = 0, 0
+		}
+		m.val.nested = len(m.buf)
 		switch {
 		case r == rCallOpen:
-			if m.val.calls++; m.val.calls > m.opt.Runaway.OpenersWithoutCloser {
+			if m.val.calls++; int(m.val.calls) > m.opt.Runaway.OpenersWithoutCloser {
 				m.runaway(RunawayUnclosedOpeners)
 			}
 		case r == rBlockOpen:
-			if m.val.blocks++; m.val.blocks > m.opt.Runaway.NestedBlocks {
+			if m.val.blocks++; int(m.val.blocks) > m.opt.Runaway.NestedBlocks {
 				m.runaway(RunawayNestedBlocks)
 			}
 		}
@@ -805,6 +817,9 @@ func (m *Machine) decide(t *lexer.Token, text []byte, eof bool) {
 	if !fits {
 		if p.fromJSON {
 			m.feedBytes(m.buf[p.start:])
+		}
+		if p.inner {
+			m.val.depth-- // it closed markup the value held
 		}
 		return
 	}

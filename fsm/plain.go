@@ -14,11 +14,12 @@ import (
 // short path tests one field instead of each of them.
 
 // plainStop marks the bytes that keep a chunk off the short path: marker
-// triggers, '{' (text openers) and '>' (tags without '<'); newlines are
-// looked at.
+// triggers, '{' (text openers) and '>' (tags without '<'); newlines,
+// backslashes (which may end a line for the repetition guard), '>' and
+// '*' (symbol openers' first bytes, probeline.go) are looked at.
 var plainStop = func() (t [256]bool) {
 	t = lexer.Triggers()
-	t['{'], t['\n'], t['>'], t['*'] = true, true, true, true
+	t['{'], t['\n'], t['>'], t['\\'], t['*'] = true, true, true, true, true
 	return t
 }()
 
@@ -32,7 +33,7 @@ var markerStart = lexer.Triggers()
 // in a row.
 func (m *Machine) idle() bool {
 	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && !m.labelHeld() && !m.fresh &&
-		m.strays == 0 && !m.loop.busy() && m.lex.Idle()
+		m.strays == 0 && m.openers == 0 && !m.loop.busy() && m.lex.Idle()
 }
 
 // WritePlain consumes p when it is plain text that changes no state, and
@@ -45,7 +46,6 @@ func (m *Machine) idle() bool {
 func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if m.fresh && len(p) > 0 && !mayNameLine(p) {
 		m.fresh = false // the output's first line is no name line (probeline.go)
-		m.plain = m.idle()
 	}
 	if !m.plain || len(p) == 0 {
 		return nil, 0, false
@@ -70,9 +70,17 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	if m.ix.leads && (m.word.holding() > 0 || pt.mayEndWord(p)) {
-		return m.writeWord(p, atLine)
+		return m.writeWord(p, atLine, stop)
 	}
-	m.lex.Skip(p) // skipPlain, written out: the lexer is idle (m.plain)
+	var k int // skipPlain, written out: the lexer is idle (m.plain)
+	if stop {
+		k = m.lex.Skip(p)
+	} else {
+		k = m.lex.SkipInLine(p)
+	}
+	if m.guardFired() {
+		return nil, m.stopPlain(p, k), true
+	}
 	m.prev = p[n-1]
 	m.atLine = atLine
 	if m.tail != nil && !m.tail.writeToken(p) {
@@ -81,20 +89,45 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	return nil, n, true
 }
 
-// skipPlain passes text b, after which a line starts if atLine.
-func (m *Machine) skipPlain(b []byte, atLine bool) {
-	m.lex.Skip(b) // the lexer is idle (m.plain)
+// skipPlain passes text b, after which a line starts if atLine; nl: b may
+// hold a newline. It returns the bytes of b that are text: all of them,
+// or those before the loop when the guard fired in b (stopPlain).
+func (m *Machine) skipPlain(b []byte, atLine, nl bool) int {
+	var k int
+	if nl {
+		k = m.lex.Skip(b) // the lexer is idle (m.plain)
+	} else {
+		k = m.lex.SkipInLine(b)
+	}
+	if m.guardFired() {
+		return m.stopPlain(b, k)
+	}
 	m.prev = b[len(b)-1]
 	m.atLine = atLine
 	if m.tail != nil {
 		m.tail.write(b) // the text bare arguments may follow (bareargs.go)
 	}
+	return k
+}
+
+// stopPlain stops the machine where the guard fired, at b[k], in plain
+// text a short path passes on: b[:k] is text, the runaway is due next
+// (discardStopped), and what follows is discarded. It returns k.
+func (m *Machine) stopPlain(b []byte, k int) int {
+	if len(b) > 0 && k > 0 {
+		m.prev = b[k-1]
+	}
+	m.lv, m.plain, m.due = lvStopped, false, true
+	if m.word != nil {
+		m.word.n = 0 // the bytes it held come after the loop started
+	}
+	return k
 }
 
 // writeWord is WritePlain for plain text p that may end in a prefix of an
 // opener's word, or that follows one held back: the bytes held and p, less
 // the prefix that ends them, are passed.
-func (m *Machine) writeWord(p []byte, atLine bool) (held []byte, n int, ok bool) {
+func (m *Machine) writeWord(p []byte, atLine, nl bool) (held []byte, n int, ok bool) {
 	w := m.word
 	if w.holding() > 0 {
 		if m.atLine {
@@ -113,10 +146,15 @@ func (m *Machine) writeWord(p []byte, atLine bool) (held []byte, n int, ok bool)
 		m.holdWord(nil, p[n:])
 	}
 	if held != nil {
-		m.skipPlain(held, false)
+		if k := m.skipPlain(held, false, false); m.lv == lvStopped {
+			m.scratch = append(m.scratch, held[k:]...) // held bytes after the loop started
+			return held[:k], 0, true
+		}
 	}
 	if n > 0 {
-		m.skipPlain(p[:n], atLine)
+		if k := m.skipPlain(p[:n], atLine, nl); m.lv == lvStopped {
+			return held, k, true
+		}
 	}
 	return held, n, true
 }
@@ -200,6 +238,7 @@ func (m *Machine) plainLines(p []byte) (atLine, ok bool) {
 			if m.ix.lineCalls && i+1 < len(p) && m.mayLineCall(p[i+1:]) {
 				return false, false // a line that may be a call
 			}
+		case c == '\\': // looked at by the repetition guard
 		case c == '>' && m.bareOn(): // '>' may end a tag written without '<' (bare.go)
 			return false, false
 		case c == '>' || c == '*':
@@ -247,9 +286,11 @@ func (m *Machine) writeValue(p []byte) bool {
 	}
 	switch {
 	case len(p) > 0 && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() && !hasAny(p, &valueStop):
-		m.lex.Skip(p) // lexer.Plain, inlined
-		if !m.addRoom(p) {
+		if !m.addRoom(p) { // the caller checked the cap
 			m.add(p)
+		}
+		if !m.skipped(p) { // lexer.Plain, inlined
+			return true
 		}
 		m.prev = p[len(p)-1]
 	case !m.lex.Idle():

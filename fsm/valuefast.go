@@ -34,7 +34,10 @@ func (m *Machine) writeValueRun(p []byte) {
 		j += k + 1
 	}
 	if n > 0 {
-		m.lex.Skip(p[:n])
+		if !m.skipped(p[:n]) {
+			m.discardStopped(p[n:], false)
+			return
+		}
 		m.prev = p[n-1]
 	}
 	if n < len(p) {

@@ -89,6 +89,7 @@ const (
 	RunawayNestedBlocks    // more block openers inside a block than allowed
 	RunawayRepeatedCall    // the same call, or the same call markup without a name, more times in a row than allowed
 	RunawayStrayClosers    // more stray closers in a row than allowed
+	RunawayRepetition      // the output repeats one unit (markup, lines or a phrase) more times in a row than allowed
 
 	// Error reasons.
 	ErrorUndeclaredTool // a call to a tool the request did not declare, kept as text
@@ -103,7 +104,7 @@ var reasonNames = [numReasons]string{
 	DiscardHarmonyEnd: "harmony_end", DiscardAfterRunaway: "after_runaway",
 	RunawayCallTooLarge: "call_too_large", RunawayUnclosedOpeners: "unclosed_openers",
 	RunawayNestedBlocks: "nested_block_openers", RunawayRepeatedCall: "repeated_call",
-	RunawayStrayClosers: "repeated_stray_closers",
+	RunawayStrayClosers: "repeated_stray_closers", RunawayRepetition: "repetition",
 	ErrorUndeclaredTool: "undeclared_tool", ErrorRefused: "refused",
 }
 
@@ -115,7 +116,7 @@ func (r Reason) String() string {
 }
 
 // IsRunaway reports whether r is a runaway reason.
-func (r Reason) IsRunaway() bool { return r >= RunawayCallTooLarge && r <= RunawayStrayClosers }
+func (r Reason) IsRunaway() bool { return r >= RunawayCallTooLarge && r <= RunawayRepetition }
 
 // IsError reports whether r is the reason of an error event.
 func (r Reason) IsError() bool { return r >= ErrorUndeclaredTool && r < numReasons }

@@ -22,6 +22,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolsieve/toolsieve/internal/repeat"
 	"golang.org/x/text/width"
 )
 
@@ -118,8 +119,6 @@ type Lexer struct {
 	// maxTagBytes bounds a marker's bytes (0 means DefaultMaxTag). A
 	// candidate that grows past it is given back as text.
 	maxTagBytes int
-	// block relaxes quoted attribute values (see EnterBlock).
-	block bool
 
 	src    []byte // current chunk
 	pos    int
@@ -132,15 +131,21 @@ type Lexer struct {
 	active  bool
 	// rescan: the pending bytes are those of a `<|sep|>` that was not one,
 	// after an XTML tag: they start the next marker candidate, not text.
-	rescan  bool
+	rescan bool
+	// block relaxes quoted attribute values (see EnterBlock).
+	block   bool
 	pending []byte // bytes of a cut tag's tail waiting to be returned as text
 
 	partial []byte // an incomplete UTF-8 sequence at the end of the last chunk
 
-	// The last bytes returned, to tell whether a marker starts a line: the
-	// last one in the low byte; ntail counts them up to 4.
-	tail  uint32
-	ntail int
+	// The last bytes returned, to tell whether a marker starts a line and
+	// for the repetition guard: the last one in the low byte; ntail counts
+	// them up to 4.
+	tail  uint64
+	ntail uint8
+
+	// guard sees every byte returned, as text or as a marker (Watch).
+	guard *repeat.Guard
 
 	attrs []Attr
 	key   []byte // scratch for the normalised lookup key
@@ -266,9 +271,44 @@ func (l *Lexer) Plain(p []byte) bool {
 
 // Skip is Plain for a caller that has checked all of it: the lexer is
 // Idle, p holds no trigger byte and does not end inside a UTF-8 sequence.
-func (l *Lexer) Skip(p []byte) {
-	l.offset += int64(len(p))
-	l.remember(p)
+// It returns len(p), or, when the repetition guard fired inside p, the
+// bytes up to that point: only those are consumed (see Fired).
+func (l *Lexer) Skip(p []byte) int {
+	n := len(p)
+	if l.guard != nil {
+		n = l.guard.Text(p, l.tail)
+	}
+	l.offset += int64(n)
+	l.remember(p[:n])
+	return n
+}
+
+// SkipInLine is Skip for p the caller knows holds no newline.
+func (l *Lexer) SkipInLine(p []byte) int {
+	n := len(p)
+	if l.guard != nil {
+		n = l.guard.TextInLine(p, l.tail)
+	}
+	l.offset += int64(n)
+	l.remember(p[:n])
+	return n
+}
+
+// Watch makes g see every byte the lexer returns from now on: text, and
+// markers as markers.
+func (l *Lexer) Watch(g *repeat.Guard) { l.guard = g }
+
+// Guard returns the guard set by Watch, or nil.
+func (l *Lexer) Guard() *repeat.Guard { return l.guard }
+
+// Fired reports whether the repetition guard fired, and the input offset
+// just after the unit that made it fire: the bytes of the token or skipped
+// run that hold that offset are the loop's from there on.
+func (l *Lexer) Fired() (bool, int64) {
+	if l.guard == nil {
+		return false, -1
+	}
+	return l.guard.Fired()
 }
 
 // finishPartial completes a UTF-8 sequence cut by a chunk boundary.
@@ -314,30 +354,41 @@ func (l *Lexer) textToken(b []byte, off int64) *Token {
 		*t = Token{} // a text token holds no other field: reset only after a marker
 	}
 	t.Raw, t.Offset, t.Flags = b, off, 0
+	if l.guard != nil {
+		l.guard.Text(b, l.tail)
+	}
 	l.remember(b)
 	return t
 }
 
-// remember keeps the last bytes returned, for LineStart.
+// remember keeps the last bytes returned, for LineStart and the guard.
 func (l *Lexer) remember(b []byte) {
-	if len(b) < 4 {
+	switch n := len(b); {
+	case n >= 8:
+		l.tail = binary.BigEndian.Uint64(b[n-8:])
+	case n >= 4:
+		l.tail = l.tail<<32 | uint64(binary.BigEndian.Uint32(b[:4]))
+		for _, c := range b[4:] {
+			l.tail = l.tail<<8 | uint64(c)
+		}
+	default:
 		l.rememberShort(b)
 		return
 	}
-	l.tail, l.ntail = binary.BigEndian.Uint32(b[len(b)-4:]), 4
+	l.ntail = 4
 }
 
 func (l *Lexer) rememberShort(b []byte) {
 	for _, c := range b {
-		l.tail = l.tail<<8 | uint32(c)
+		l.tail = l.tail<<8 | uint64(c)
 	}
-	l.ntail = min(l.ntail+len(b), 4)
+	l.ntail = uint8(min(int(l.ntail)+len(b), 4))
 }
 
 // atLineStart reports whether the bytes before the next one are a line
 // start followed by at most three spaces.
 func (l *Lexer) atLineStart() bool {
-	for i := range l.ntail {
+	for i := range int(l.ntail) {
 		switch byte(l.tail >> (8 * i)) {
 		case ' ':
 			if i == 3 {
@@ -441,6 +492,9 @@ func (l *Lexer) emitMarker(n int) *Token {
 	switch r.kind {
 	case Backticks:
 		t.Kind = Backticks
+		if l.guard != nil {
+			l.guard.Marker(raw, false, l.tail)
+		}
 		l.remember(raw)
 		return t
 	case Special:
@@ -466,6 +520,9 @@ func (l *Lexer) emitMarker(n int) *Token {
 	t.Marker, t.Flags = l.classify(t)
 	if t.Marker == Unknown && t.Kind == Tag && len(t.Value) > 0 && len(t.Attrs) == 0 {
 		l.uncollapse(t)
+	}
+	if l.guard != nil {
+		l.guard.Marker(raw, t.Marker != Unknown || t.Kind == Special && t.Flags&Bracket == 0, l.tail)
 	}
 	l.remember(raw)
 	return t

@@ -216,9 +216,12 @@ func TestSlowClient(t *testing.T) {
 		io.Copy(io.Discard, r.Body)
 		streamHead(w, false, "Start. ")
 		rc := http.NewResponseController(w)
-		text := strings.Repeat("more text ", 400)
-		for {
-			n, err := w.Write(textEvent(false, text))
+		for i := 0; ; i++ {
+			var text strings.Builder // numbered: text repeated is a loop
+			for j := range 400 {
+				fmt.Fprintf(&text, "more text %d.%d ", i, j)
+			}
+			n, err := w.Write(textEvent(false, text.String()))
 			written.Add(int64(n))
 			if err != nil || rc.Flush() != nil {
 				break

@@ -2,6 +2,7 @@ package chattest
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -79,7 +80,11 @@ func TextAnthropicStream(deltas []string) []byte {
 // opening with its name, its first argument, then the file 200 bytes at a
 // time, then the closers.
 func WriteFilePieces() (pieces []string, file string) {
-	file = strings.Repeat("The quick brown fox jumps over the lazy dog, \"again\".\n", 760)[:40<<10]
+	var b strings.Builder // numbered lines: a file of one line repeated is a loop
+	for i := 0; b.Len() < 40<<10; i++ {
+		fmt.Fprintf(&b, "The quick brown fox jumps over the lazy dog, \"again\" (%d).\n", i)
+	}
+	file = b.String()[:40<<10]
 	pieces = []string{"I'll write the file.\n", "<tool_call>\n<function=write_file>\n",
 		"<parameter=path>\nsrc/big.txt\n</parameter>\n<parameter=content>\n"}
 	for i := 0; i < len(file); i += 200 {

@@ -1,0 +1,181 @@
+package repeat
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// item is a piece of input: text, or a marker (markup or not).
+type item struct {
+	s      string
+	marker bool
+	markup bool
+}
+
+func text(s string) item   { return item{s: s} }
+func markup(s string) item { return item{s: s, marker: true, markup: true} }
+func tag(s string) item    { return item{s: s, marker: true} }
+
+// feed runs items through a guard, text cut in chunks of size chunk (0:
+// whole), and returns where it fired (-1: not).
+func feed(items []item, chunk int) int64 {
+	g := New(Limits{})
+	var prev uint64
+	for _, it := range items {
+		b := []byte(it.s)
+		if it.marker {
+			g.Marker(b, it.markup, prev)
+			prev = shiftIn(prev, b)
+			continue
+		}
+		for len(b) > 0 {
+			n := len(b)
+			if chunk > 0 {
+				n = min(chunk, n)
+			}
+			k := g.Text(b[:n], prev)
+			prev = shiftIn(prev, b[:k])
+			if k < n {
+				break
+			}
+			b = b[n:]
+		}
+	}
+	fired, at := g.Fired()
+	if !fired {
+		return -1
+	}
+	return at
+}
+
+func repeat(n int, unit ...item) []item {
+	var out []item
+	for range n {
+		out = append(out, unit...)
+	}
+	return out
+}
+
+func size(items []item) int64 {
+	var n int64
+	for _, it := range items {
+		n += int64(len(it.s))
+	}
+	return n
+}
+
+// TestGuardFires checks where the guard fires, or that it does not, for
+// each kind of unit, at several chunkings: the place never depends on them.
+func TestGuardFires(t *testing.T) {
+	dsml := []item{markup("<｜DSML｜function_calls>"), text("\n"), markup(`<｜DSML｜invoke name="search">`), text("\n"),
+		markup(`<｜DSML｜parameter name="q" string="true">`), text("x\n")}
+	for _, tc := range []struct {
+		name  string
+		items []item
+		at    int64 // -1: must not fire
+	}{
+		{"markup unit, 7 times", repeat(7, dsml...), -1},
+		{"markup unit, 8 times: fires at the end of the 8th", repeat(10, dsml...), size(repeat(8, dsml...))},
+		{"one closer repeated", repeat(20, markup("</think>")), size(repeat(8, markup("</think>")))},
+		{"counter in a marker", func() []item {
+			var out []item
+			for i := range 20 {
+				out = append(out, markup(`<tool_call call_id="call_question_behavior`+itoa(300+i)+`">`), text("\n"))
+			}
+			return out
+		}(), size(repeat(8, markup(`<tool_call call_id="call_question_behavior300">`), text("\n"))) - 1},
+		{"counter after a template token", func() []item {
+			var out []item
+			for i := range 20 {
+				out = append(out, markup("<|im_end|>"), text("\n"), markup("<|im_start|>"), text("assistant"+itoa(57+i)+"\n"))
+			}
+			return out
+		}(), size(repeat(8, markup("<|im_end|>"), text("\n"), markup("<|im_start|>"), text("assistant57\n")))},
+		{"a line, 47 times", repeat(47, text("I will now run the test.\n")), -1},
+		{"a line, 48 times", repeat(60, text("I will now run the test.\n")), 48 * 25},
+		{"a line of padding", repeat(2000, text(strings.Repeat("☺", 50)+"\n")), -1},
+		{"a short code line", repeat(200, text("\tX = 0\n")), -1},
+		{"a phrase in one line", repeat(400, text(" I will now run the test.")), -2},
+		{"one character in a line", repeat(4000, text("a")), -1},
+		{"an HTML row repeated, different numbers", func() []item {
+			var out []item
+			for i := range 100 {
+				out = append(out, tag("<tr>"), text("row "+itoa(i)+" value "+itoa(i*7)), tag("</tr>"), text("\n"))
+			}
+			return out
+		}(), -1},
+		{"calls with different arguments", func() []item {
+			var out []item
+			for i := range 30 {
+				out = append(out, markup("<tool_call>"), text(`{"name":"read","arguments":{"path":"`+strings.Repeat("x", i)+`"}}`), markup("</tool_call>"), text("\n"))
+			}
+			return out
+		}(), -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := feed(tc.items, 0)
+			switch tc.at {
+			case -1:
+				assert.Equal(t, int64(-1), want, "fired")
+			case -2:
+				assert.Greater(t, want, int64(0), "did not fire")
+			default:
+				assert.Equal(t, tc.at, want)
+			}
+			for _, chunk := range []int{1, 2, 3, 7, 64, 1000} {
+				assert.Equal(t, want, feed(tc.items, chunk), "chunk %d", chunk)
+			}
+		})
+	}
+}
+
+func itoa(i int) string {
+	var b []byte
+	for {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		i /= 10
+		if i == 0 {
+			return string(b)
+		}
+	}
+}
+
+// TestRepeating: a completed repetition of a markup unit holds calls; a
+// symbol that breaks the run releases them.
+func TestRepeating(t *testing.T) {
+	g := New(Limits{})
+	call := []byte(`{"name":"a"}`)
+	step := func() {
+		g.Marker([]byte("<tool_call>"), true, 0)
+		g.Text(call, 0)
+		g.Marker([]byte("</tool_call>"), true, 0)
+	}
+	step()
+	assert.False(t, g.Repeating(), "the first unit")
+	step()
+	assert.True(t, g.Repeating(), "the second")
+	g.Text([]byte("Something else entirely.\n"), 0)
+	assert.False(t, g.Repeating(), "after other text")
+}
+
+// TestNumberedLines: digits fold only next to markup, so a numbered log
+// is no loop however long.
+func TestNumberedLines(t *testing.T) {
+	g := New(Limits{})
+	line := []byte("request 0000 served in 0000 ms\n")
+	for i := range 100000 {
+		copy(line[8:12], fmt4(i))
+		copy(line[23:27], fmt4(i*7))
+		require.Equal(t, len(line), g.Text(line, 0))
+	}
+	fired, _ := g.Fired()
+	assert.False(t, fired)
+}
+
+func fmt4(i int) string {
+	s := itoa(i % 10000)
+	return strings.Repeat("0", 4-len(s)) + s
+}
