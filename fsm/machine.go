@@ -11,6 +11,7 @@
 package fsm
 
 import (
+	"math"
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
@@ -331,7 +332,7 @@ type Machine struct {
 	// jopen: the bytes that wait for the JSON scanner end with a backslash
 	// that begins an escape (jsonfast.go)
 	jopen bool
-	ticks int
+	ticks int32     // the backticks of the open code span or fence (int32: it fits beside the flags)
 	fence fenceText // in a fenced code block: its label and where its body is (fencetext.go)
 
 	buf     []byte // markup in progress
@@ -797,13 +798,13 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 		} else {
 			m.code = codeSpan
 		}
-		m.ticks = t.Count
+		m.ticks = int32(min(t.Count, math.MaxInt32))
 	case codeSpan:
-		if t.Kind == lexer.Backticks && t.Count == m.ticks {
+		if t.Kind == lexer.Backticks && t.Count == int(m.ticks) {
 			m.code = codeNone
 		}
 	case codeFence:
-		if t.Kind == lexer.Backticks && t.Count >= m.ticks && t.Has(lexer.LineStart) {
+		if t.Kind == lexer.Backticks && t.Count >= int(m.ticks) && t.Has(lexer.LineStart) {
 			m.code = codeNone
 		} else {
 			m.fence.token()

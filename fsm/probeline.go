@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/toolsieve/toolsieve/lexer"
@@ -173,7 +174,7 @@ func (m *Machine) fenceOpens(t *lexer.Token) bool {
 	m.blk = block{cands: specSet(s), spec: s, open: infoOf(t)}
 	m.call = call{loose: -1}
 	m.lv = lvBlock
-	m.ticks = t.Count
+	m.ticks = int32(min(t.Count, math.MaxInt32))
 	if !m.add(t.Raw) {
 		return true
 	}
@@ -184,7 +185,7 @@ func (m *Machine) fenceOpens(t *lexer.Token) bool {
 // fenceCloses ends a unit whose body is a code fence at its closing fence
 // t (its bytes end m.buf), and reports whether it did.
 func (m *Machine) fenceCloses(t *lexer.Token) bool {
-	if m.blk.spec == nil || !m.blk.spec.fenceBody || t.Kind != lexer.Backticks || t.Count < m.ticks {
+	if m.blk.spec == nil || !m.blk.spec.fenceBody || t.Kind != lexer.Backticks || t.Count < int(m.ticks) {
 		return false
 	}
 	m.openers = 0
