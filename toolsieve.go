@@ -83,8 +83,10 @@ type Options struct {
 	// an error event, and argument values are typed by the tools' schemas.
 	Tools *Tools
 	// Dialects to recognise, exactly (names from Dialects); nil means all
-	// that are safe without declared tools, plus tool_tag and json with
-	// them. An unknown name is an error: see Validate.
+	// that are safe without declared tools, plus those that need them
+	// (tool_tag, json, tgi, granite_pythonic, ...: marked "tools" by
+	// `toolsieve dialects`) with them. An unknown name is an error: see
+	// Validate.
 	Dialects []string
 	// MaxCallBytes caps the bytes buffered for one call (default 1 MiB).
 	// A call growing past it is reported as a runaway.

@@ -387,7 +387,11 @@ func TestRewriteCutStrict(t *testing.T) {
 // the rewriting there.
 func TestRewriterFootprint(t *testing.T) {
 	const size = 2 << 20
-	prose := strings.Repeat("Plain prose of an answer. ", size/20)[:size]
+	var sb strings.Builder // numbered: prose repeated is a loop (the repetition guard)
+	for i := 0; sb.Len() < size; i++ {
+		fmt.Fprintf(&sb, "Plain prose %d of an answer. ", i)
+	}
+	prose := sb.String()[:size]
 	stream := chattest.OpenAIStream([]string{"Hello. ", prose, " Bye."})
 	var seen []int64
 	r := chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(stream, 32<<10)), chat.APIOpenAI, toolsieve.Options{})

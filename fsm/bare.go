@@ -99,19 +99,28 @@ type bareLines struct {
 	call     int // start in m.buf of the call opener line
 }
 
-// openerAt returns where a unit of markup may start in text b, and
-// whether it is a line without '<' (else a text opener, probe.go, or the
-// call body of an orphan closer, orphan.go). One pass over the line
-// starts looks for both of the latter.
-func (m *Machine) openerAt(b []byte) (int, bool) {
+// openerKind is what may start where openerAt found a unit.
+type openerKind uint8
+
+const (
+	atProbe    openerKind = iota // a text opener, or the call body of an orphan closer (probe.go, orphan.go)
+	atBare                       // a line without '<'
+	atLineCall                   // a call on a line of its own (lineCall.go)
+)
+
+// openerAt returns where a unit of markup may start in text b, and what
+// may start there. One pass over the line starts looks for lines without
+// '<', orphan call bodies and line calls.
+func (m *Machine) openerAt(b []byte) (int, openerKind) {
 	i := -1
 	if m.probing() {
 		i = m.probeAt(b)
 	}
 	bare := m.code == codeNone && m.bareOn()
 	orphans := m.code == codeNone && m.ix.orphans
-	if !bare && !orphans {
-		return i, false
+	calls := m.code == codeNone && m.ix.lineCalls
+	if !bare && !orphans && !calls {
+		return i, atProbe
 	}
 	lim := len(b)
 	if i >= 0 {
@@ -120,10 +129,13 @@ func (m *Machine) openerAt(b []byte) (int, bool) {
 	for j := 0; j < lim; {
 		if c := b[j]; j > 0 || m.atLine {
 			if orphans && (c == '{' || c == '[') {
-				return j, false
+				return j, atProbe
 			}
 			if bare && bareFirst[c] && m.mayBeBare(b[j:]) {
-				return j, true
+				return j, atBare
+			}
+			if calls && m.mayLineCall(b[j:]) {
+				return j, atLineCall
 			}
 		}
 		k := bytes.IndexByte(b[j:lim], '\n')
@@ -132,7 +144,7 @@ func (m *Machine) openerAt(b []byte) (int, bool) {
 		}
 		j += k + 1
 	}
-	return i, false
+	return i, atProbe
 }
 
 // bareOn reports whether lines without '<' are looked for: a dialect
@@ -250,6 +262,9 @@ func (m *Machine) textBare(b []byte) int {
 			case lexer.BareMore:
 				continue
 			case lexer.BareFail:
+				if p.state == pBareBlock && m.lineCallFrom(b, i) {
+					return i + m.textInProbe(b[i:]) // the line may be a call of a declared tool
+				}
 				if p.state == pBareBlock && m.wordLineFrom(b[:i]) {
 					return i // a lower-case word alone: maybe a mangled wrapper
 				}

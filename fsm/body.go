@@ -8,12 +8,19 @@ import (
 	"github.com/toolsieve/toolsieve/lexer"
 )
 
-// sep is the byte that may separate calls in the block, or 0.
+// sep is the byte that may separate calls in the block, or 0: its
+// dialect's, or that of a candidate (llama3 shares its token with
+// llama3_builtin).
 func (b *block) sep() byte {
-	if b.spec == nil {
-		return 0
+	if b.spec != nil {
+		return b.spec.callSep
 	}
-	return b.spec.callSep
+	for cands := b.cands; cands != 0; cands &= cands - 1 {
+		if c := cands.first().callSep; c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // settle ends an implicit block once its call is done: text follows.
@@ -144,6 +151,13 @@ func (m *Machine) closeSegment(end int) {
 	if m.bareInMarkup(start, end) {
 		return
 	}
+	if m.lv == lvBlock && m.blk.calls == 0 {
+		if spec, name, ok := m.headerSegment(s); ok {
+			m.blk.cands, m.blk.spec = specSet(spec), spec
+			m.openLoose(spec, name)
+			return
+		}
+	}
 	if m.lv == lvBlock && m.blk.calls == 0 && isIdent(s) {
 		if spec := looseKV(m.blk.cands); spec != nil {
 			m.openLoose(spec, s)
@@ -151,10 +165,13 @@ func (m *Machine) closeSegment(end int) {
 		}
 	}
 	if m.lv == lvBlock && m.blk.calls == 0 && looksPythonic(s) {
-		if spec := choose(m.blk.cands, lexer.Unknown, false, shPython); spec != nil {
+		if spec := m.pySpecFor(s[max(firstNonSpace(s), 0)]); spec != nil {
 			m.startPy(spec, start)
 			return
 		}
+	}
+	if m.pyFromCall(s, start) {
+		return
 	}
 	if m.lv == lvBlock && m.blk.calls == 0 && m.blk.spec != nil && m.blk.spec.preamble != "" {
 		if !equalFold(bytes.TrimSpace(s), m.blk.spec.preamble) {
@@ -353,7 +370,9 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	case lvCall:
 		cl := &m.call
 		switch {
-		case !cl.spec.json || len(cl.params) > 0 || cl.kv.has || cl.done && cl.args == nil:
+		case !cl.spec.json:
+			return c == '{' && m.jsonSibling() != nil
+		case len(cl.params) > 0 || cl.kv.has || cl.done && cl.args == nil:
 			return false
 		case cl.spec.envFirst && !cl.hdr.named:
 			return c == '{' || c == '['
@@ -368,6 +387,33 @@ func (m *Machine) jsonCanStart(c byte) bool {
 	}
 	return false
 }
+
+// jsonSibling is the dialect of the call's family that writes the call in
+// progress's element around a JSON object where the call's own dialect
+// writes argument elements (functionary_v31's `<function=N>{..}` for
+// qwen3_coder's `<function=N><parameter=..>`), or nil. Only a call that
+// holds nothing yet may turn out to be such a sibling's.
+func (m *Machine) jsonSibling() *Spec {
+	c := &m.call
+	if c.spec.call == lexer.Unknown || len(c.params) > 0 || c.done || c.kv.has || c.slot != slotOwn {
+		return nil
+	}
+	return jsonSiblings[c.spec.id]
+}
+
+// jsonSiblings maps a dialect to its JSON-bodied sibling (jsonSibling).
+var jsonSiblings = func() (sib [64]*Spec) {
+	for i := range table {
+		s := &table[i]
+		for k := range table {
+			o := &table[k]
+			if !s.json && o.json && s.Family == o.Family && s.call != lexer.Unknown && o.call == s.call && o.shape == s.shape && o.name == s.name {
+				sib[i] = o
+			}
+		}
+	}
+	return sib
+}()
 
 // envelopeFor is the envelope dialect among the block's candidates whose
 // calls may start with c: '{' one call object, '[' an array of them. A
@@ -416,6 +462,18 @@ func (m *Machine) startJSON(c byte) {
 		}
 	} else if m.call.name.b == m.call.name.a && !m.call.done {
 		m.call.jsonEnv = true // {"name":..,"arguments":..}
+		if m.blk.spec == nil && m.call.open.marker.IsSpecial() {
+			m.blk.cands, m.blk.spec = specSet(m.call.spec), m.call.spec // the body decided: llama3's, not llama3_builtin's
+		}
+	} else if !m.call.spec.json { // the body decides: <function=N>{..} is functionary_v31's
+		s := m.jsonSibling()
+		m.setDialect(s)
+		switch {
+		case m.blk.implicit && !s.wrapped():
+			m.call.repairs &^= RMissingOpener // it was its sibling's wrapper that was missing
+		case !m.blk.implicit && m.blk.cands&specSet(s) == 0:
+			m.call.repairs |= RMarkerVariant // in its sibling's wrapper (<tool_call>)
+		}
 	}
 	m.resetJSON()
 	m.jheld = 0

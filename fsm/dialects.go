@@ -92,6 +92,41 @@ type Spec struct {
 	// argument's opener belongs (glm's <tool_call> for <arg_key>); the
 	// argument's closer after it shows it (substitute.go).
 	argSwap lexer.Marker
+	// typeLine: a call starts with this word on a line of its own, and its
+	// name is the next line (step_audio_2's `function\nNAME\n{..}`).
+	typeLine string
+	// nameGT: a call starts with its name as loose text ended by '>', a
+	// display label and '/' before it (glm53_flash's `Weather/NAME>{..}`).
+	nameGT bool
+	// chained: its calls need no closer, and its opener after a complete
+	// call starts the next unit instead of nesting in this one.
+	chained bool
+	// suffix: a pythonic callee ends with it, and the name is the callee
+	// without it (llama3_builtin's `brave_search.call(..)`).
+	suffix string
+	// codeBody: its pythonic body is written in a code fence inside its
+	// unit (minicpm3); the closing fence ends the body.
+	codeBody bool
+	// command: the call's body is its name, then one raw-text argument of
+	// this name up to closer, or a JSON object of arguments (cwm's
+	// `terminal ls -la`, command.go).
+	command string
+	closer  lexer.Marker
+	// flat: a call object names its tool with this member, and its other
+	// members are the arguments (tgi's {"function": {"_name": N, "k": v}}).
+	flat string
+	// nameLine: after its symbol opener, the call's name up to the end of
+	// the line, then its JSON arguments (functionary_v32's `>>>NAME\n{..}`);
+	// the output's first line may be one without the opener, which ended
+	// the prompt (probeline.go).
+	nameLine bool
+	// fenceBody: after its symbol opener (a label), a code fence whose body
+	// is a JSON call object; the closing fence ends the unit (rwkv).
+	fenceBody bool
+	// eol: a call is a line of its own in text, its name a declared tool's
+	// (granite_pythonic's `NAME(k="v")`): text after it on its line means
+	// it was none (lineCall.go).
+	eol bool
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -174,55 +209,65 @@ type tokenRole struct {
 
 // Dialect names, as reported in tool_call events.
 const (
-	Anthropic      = "anthropic"
-	DSML           = "dsml"
-	MiniMax        = "minimax"
-	Qwen3Coder     = "qwen3_coder"
-	Hermes         = "hermes"
-	GLM            = "glm"
-	TeleChat4      = "telechat4"
-	InvokeToolCall = "invoke_tool_call"
-	ToolTag        = "tool_tag"
-	DeepSeekV3     = "deepseek_v3"
-	DeepSeekV31    = "deepseek_v31"
-	KimiK2         = "kimi_k2"
-	Harmony        = "harmony"
-	Mistral        = "mistral"
-	Llama3         = "llama3"
-	JSON           = "json"
-	SeedOSS        = "seed_oss"
-	Granite        = "granite"
-	Hunyuan        = "hunyuan"
-	Inkling        = "inkling"
-	Plamo3         = "plamo3"
-	SolarOpen2     = "solar_open2"
-	HyV3           = "hy_v3"
-	HyV4           = "hy_v4"
-	K2Horizon      = "k2_horizon"
-	Longcat        = "longcat"
-	InternLM2      = "internlm2"
-	GigaChat3      = "gigachat3"
-	GigaChat35     = "gigachat35"
-	Apertus        = "apertus"
-	Llama4Pythonic = "llama4_pythonic"
-	LFM2           = "lfm2"
-	LFM2JSON       = "lfm2_json"
-	OLMo3          = "olmo3"
-	Gemma4         = "gemma4"
-	FunctionGemma  = "functiongemma"
-	Nemotron       = "nemotron"
-	MiniMaxM1      = "minimax_m1"
-	MiniMaxM3      = "minimax_m3"
-	Cohere         = "cohere"
-	Qwen25Coder    = "qwen25_coder"
-	Dots           = "dots"
-	Step3          = "step3"
-	KimiK3         = "kimi_k3"
-	MiniCPM5       = "minicpm5"
-	XLAM           = "xlam"
-	Pythonic       = "pythonic"
-	Phi4Mini       = "phi4_mini"
-	RubyHash       = "ruby_hash"
+	Anthropic       = "anthropic"
+	DSML            = "dsml"
+	MiniMax         = "minimax"
+	Qwen3Coder      = "qwen3_coder"
+	Hermes          = "hermes"
+	GLM             = "glm"
+	TeleChat4       = "telechat4"
+	InvokeToolCall  = "invoke_tool_call"
+	ToolTag         = "tool_tag"
+	DeepSeekV3      = "deepseek_v3"
+	DeepSeekV31     = "deepseek_v31"
+	KimiK2          = "kimi_k2"
+	Harmony         = "harmony"
+	Mistral         = "mistral"
+	Llama3          = "llama3"
+	JSON            = "json"
+	SeedOSS         = "seed_oss"
+	Granite         = "granite"
+	Hunyuan         = "hunyuan"
+	Inkling         = "inkling"
+	Plamo3          = "plamo3"
+	SolarOpen2      = "solar_open2"
+	HyV3            = "hy_v3"
+	HyV4            = "hy_v4"
+	K2Horizon       = "k2_horizon"
+	Longcat         = "longcat"
+	InternLM2       = "internlm2"
+	GigaChat3       = "gigachat3"
+	GigaChat35      = "gigachat35"
+	Apertus         = "apertus"
+	Llama4Pythonic  = "llama4_pythonic"
+	LFM2            = "lfm2"
+	LFM2JSON        = "lfm2_json"
+	OLMo3           = "olmo3"
+	Gemma4          = "gemma4"
+	FunctionGemma   = "functiongemma"
+	Nemotron        = "nemotron"
+	MiniMaxM1       = "minimax_m1"
+	MiniMaxM3       = "minimax_m3"
+	Cohere          = "cohere"
+	Qwen25Coder     = "qwen25_coder"
+	Dots            = "dots"
+	Step3           = "step3"
+	KimiK3          = "kimi_k3"
+	MiniCPM5        = "minicpm5"
+	XLAM            = "xlam"
+	Pythonic        = "pythonic"
+	Phi4Mini        = "phi4_mini"
+	RubyHash        = "ruby_hash"
+	FunctionaryV31  = "functionary_v31"
+	StepAudio2      = "step_audio_2"
+	GLM53Flash      = "glm53_flash"
+	Llama3Builtin   = "llama3_builtin"
+	MiniCPM3        = "minicpm3"
+	CWM             = "cwm"
+	TGI             = "tgi"
+	FunctionaryV32  = "functionary_v32"
+	RWKV            = "rwkv"
+	GranitePythonic = "granite_pythonic"
 )
 
 var deepseekTokens = []tokenRole{
@@ -497,6 +542,55 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.ToolCallBracket, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.ToolCallBracket, rBlockOpen}}, // [/TOOL_CALL] closes it (roleIn)
 		name:    nameEnvelope},
+	// functionary_v31 writes qwen3_coder's call element around a JSON
+	// object: a `<function=N>` whose body starts with '{' is its call
+	// (jsonSibling).
+	{Name: FunctionaryV31, Family: "tool_call", shape: shXML,
+		Example: "<function=get_weather>{\"city\": \"SF\"}</function>",
+		opens:   []opener{{marker: lexer.Function, role: rCallOpen, needs: needValue}},
+		call:    lexer.Function, name: nameValue, json: true},
+	{Name: StepAudio2, Family: "tool_call", shape: shKV,
+		Example: "<tool_call>function\nget_weather\n{\"city\": \"SF\"}</tool_call>",
+		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}},
+		block:   lexer.ToolCall, name: nameHeader, json: true, typeLine: "function", header: &lineHeader},
+	{Name: GLM53Flash, Family: "tool_call", shape: shKV,
+		Example: "<tool_call>Weather/get_weather>{\"city\": \"SF\"}",
+		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}},
+		block:   lexer.ToolCall, name: nameLoose, json: true, ends: true, nameGT: true, chained: true},
+	// llama3_builtin: Llama 3.1's built-in tools after llama3's token, a
+	// Python call of NAME.call; a call opened by the token whose body
+	// starts so becomes this dialect's (closeSegment).
+	{Name: Llama3Builtin, Family: "llama", shape: shPython,
+		Example: "<|python_tag|>get_weather.call(city=\"SF\")<|eom_id|>",
+		opens:   []opener{{marker: lexer.PythonTag, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.EndOfMessage, rBlockClose}},
+		name:    nameCallee, lines: true, suffix: ".call"},
+	{Name: MiniCPM3, Family: "pythonic", shape: shPython,
+		Example: "<|tool_call_start|>```python\nget_weather(city='SF')\n```<|tool_call_end|>",
+		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.ToolCallEnd, rBlockClose}},
+		name:    nameCallee, lines: true, codeBody: true},
+	{Name: CWM, Family: "cwm", shape: shXML,
+		Example: "<tool: function>\nget_weather {\"city\": \"SF\"}\n</tool>",
+		opens:   []opener{{marker: lexer.ToolLabel, role: rCallOpen}},
+		call:    lexer.ToolLabel, name: nameHeader, header: &commandHeader, command: "command", closer: lexer.Tool},
+	// tgi shares json's text opener; a probe that reads the name from
+	// "_name" inside "function" opens it (probe.flat).
+	{Name: TGI, Family: "json", shape: shProbe, NeedsTools: true,
+		Example: "{\"function\": {\"_name\": \"get_weather\", \"city\": \"SF\"}}",
+		opens:   []opener{{text: "{"}},
+		name:    nameEnvelope, json: true, ends: true, fenced: true, flat: "_name"},
+	{Name: FunctionaryV32, Family: "functionary", shape: shProbe, NeedsTools: true,
+		Example: ">>>get_weather\n{\"city\": \"SF\"}",
+		opens:   []opener{{text: ">>>"}},
+		name:    nameLoose, json: true, ends: true, nameLine: true},
+	{Name: RWKV, Family: "rwkv", shape: shEnvelope,
+		Example: "**Tool Call:**\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}\n```",
+		opens:   []opener{{text: "**Tool Call:**"}},
+		name:    nameEnvelope, json: true, ends: true, fenceBody: true},
+	{Name: GranitePythonic, Family: "pythonic", shape: shPython, NeedsTools: true,
+		Example: "get_weather(city='SF')",
+		name:    nameCallee, lines: true, eol: true},
 }
 
 // Dialects returns the table, for listing. The entries must not be modified.
@@ -571,10 +665,13 @@ func (e *DialectError) Unwrap() error { return ErrUnknownDialect }
 // dialectIndex answers, for one set of options, which dialects are on and
 // which markers they use. It is built once per machine.
 type dialectIndex struct {
-	on     dset
-	used   markerSet // markers that some enabled dialect uses
-	probes bool      // tools are declared and a dialect opened by text is on: every text opener is probed
-	leads  bool      // probes, and some text opener starts with a word
+	on   dset
+	used markerSet // markers that some enabled dialect uses
+	free opSet     // the text openers of dialects on that need no declared tools (rwkv's label)
+	// probes: tools are declared and a dialect opened by text is on:
+	// every text opener is probed.
+	probes bool
+	leads  bool // probes, and some text opener starts with a word
 	// orphans: no tools are declared, and a dialect is on whose wrapper
 	// closer may follow its call body alone: a '{' or '[' starting a line
 	// is probed for a call body that such a closer ends (orphan.go).
@@ -582,6 +679,9 @@ type dialectIndex struct {
 	// sentinel: a dialect is on whose tags follow a sentinel token: a ']'
 	// ending text is held (childtags.go).
 	sentinel bool
+	// lineCalls: a dialect on, with declared tools, whose calls are lines
+	// of their own in text (granite_pythonic: linecall.go).
+	lineCalls bool
 }
 
 // markerSet is a set of lexer markers.
@@ -625,7 +725,39 @@ func newIndex(o *Options) dialectIndex {
 	}
 	ix.leads = ix.probes && len(pt.words) > 0
 	ix.orphans = !ix.probes && ix.on&orphanDialects != 0
+	for k, op := range pt.ops {
+		if s := &table[op.spec]; o.enabled(s) && !s.NeedsTools {
+			ix.free |= 1 << k
+		}
+	}
+	for i := range table {
+		if s := &table[i]; s.eol && o.enabled(s) && o.Declared != nil {
+			ix.lineCalls = true
+		}
+	}
 	return ix
+}
+
+// symbolLead reports whether c is the first byte of a symbol opener that
+// is probed (`>`, `*`): text holding one takes the long way.
+func (ix *dialectIndex) symbolLead(c byte) bool {
+	for _, k := range pt.syms {
+		if pt.ops[k].text[0] == c && (ix.probes || ix.free.has(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameLine is a dialect on, with declared tools, whose name line may start
+// the output without its opener (functionary_v32), or nil.
+func (o *Options) nameLine() *Spec {
+	for i := range table {
+		if s := &table[i]; s.nameLine && o.Declared != nil && o.enabled(s) {
+			return s
+		}
+	}
+	return nil
 }
 
 // markers lists the markers a dialect uses.

@@ -44,21 +44,21 @@ func TestOpeners(t *testing.T) {
 		{`<function_calls>`, rBlockOpen, []string{Anthropic, DSML, OLMo3}, nil},
 		{`<｜DSML｜tool_calls>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, []string{Anthropic, Hunyuan, HyV3, HyV4, MiniMaxM1}},
 		{`<｜DSML｜toolcall>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}},
-		{`<｜DSML｜tool_call>`, rBlockOpen, []string{DSML, MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{DSML, MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}},
+		{`<｜DSML｜tool_call>`, rBlockOpen, []string{DSML, MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite, StepAudio2, GLM53Flash}, []string{DSML, MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite, StepAudio2, GLM53Flash}},
 		{`<toolscall>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil}, // an alias: the token is a variant
 		{`<tool_calls:opensource>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil},
 		{`<TOOLCALL>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4}},
 		{`<|START_ACTION|>`, rBlockOpen, []string{Cohere}, nil},
 		{`<invoke name="f">`, rCallOpen, []string{Anthropic, DSML}, nil},
 		{`<invoke>`, rNone, nil, nil}, // a call opener needs its name
-		{`<tool_call>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{MiniMax, MiniMaxM3}},
+		{`<tool_call>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite, StepAudio2, GLM53Flash}, []string{MiniMax, MiniMaxM3}},
 		{`<minimax:tool_call>`, rBlockOpen, []string{MiniMax}, nil},
 		{`<seed:tool_call>`, rBlockOpen, []string{SeedOSS}, nil},
-		{`<other:tool_call>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{MiniMax, MiniMaxM3}},
+		{`<other:tool_call>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite, StepAudio2, GLM53Flash}, []string{MiniMax, MiniMaxM3}},
 		{`<|tool_call|>`, rBlockOpen, []string{Granite}, nil},
 		{`<|message_sep|>`, rBlockOpen, []string{GigaChat3}, nil},
 		{`<tool_use>`, rBlockOpen, []string{Hermes}, nil},
-		{`<function=f>`, rCallOpen, []string{Qwen3Coder}, nil},
+		{`<function=f>`, rCallOpen, []string{Qwen3Coder, FunctionaryV31}, nil},
 		{`<invoke_tool_call>`, rBlockOpen, []string{InvokeToolCall}, nil},
 		{`<｜tool▁calls▁begin｜>`, rBlockOpen, []string{DeepSeekV3, DeepSeekV31, Step3}, nil},
 		{`<｜tool_calls_begin｜>`, rBlockOpen, []string{DeepSeekV3, DeepSeekV31, Step3}, nil},
@@ -70,15 +70,15 @@ func TestOpeners(t *testing.T) {
 		{`<function name="f">`, rCallOpen, []string{MiniCPM5}, nil},
 		{`<functionname="f">`, rCallOpen, []string{MiniCPM5}, nil},
 		{`[TOOL_CALLS]`, rBlockOpen, []string{Mistral}, nil},
-		{`<|python_tag|>`, rBlockOpen, []string{Llama3}, nil},
+		{`<|python_tag|>`, rBlockOpen, []string{Llama3, Llama3Builtin}, nil},
 		{`<|channel|>`, rBlockOpen, []string{Harmony}, nil},
 		{`<]minimax[>[<tool_call>`, rBlockOpen, []string{MiniMaxM3}, nil},
 		{`<]minimax[>[<invoke name="f">`, rCallOpen, []string{MiniMaxM3}, nil},
 		{`<｜GCML｜tool_calls>`, rBlockOpen, []string{GigaChat35}, nil},
 		{`<ifm|tool_calls>`, rBlockOpen, []string{K2Horizon}, nil},
 		{`<ifm|tool_call>`, rCallOpen, []string{K2Horizon}, nil},
-		{`<tool_call:opensource>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite}, []string{MiniMax, MiniMaxM3}},
-		{`<|tool_call_start|>`, rBlockOpen, []string{LFM2, LFM2JSON}, nil},
+		{`<tool_call:opensource>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, TeleChat4, Granite, StepAudio2, GLM53Flash}, []string{MiniMax, MiniMaxM3}},
+		{`<|tool_call_start|>`, rBlockOpen, []string{LFM2, LFM2JSON, MiniCPM3}, nil},
 		{`<|tool_call:start|>`, rBlockOpen, []string{SolarOpen2}, nil},
 		{`<|message_model|>`, rBlockOpen, []string{Inkling}, nil},
 		{`<|content_invoke_tool_json|>`, rBlockOpen, []string{Inkling}, nil},
@@ -154,7 +154,7 @@ func TestTableShape(t *testing.T) {
 		seen[d.Name] = true
 		assert.NotEqual(t, shNone, d.shape, d.Name)
 		assert.NotEqual(t, nameNone, d.name, d.Name)
-		assert.True(t, d.shape == shProbe || len(d.opens) > 0, "%s: nothing opens it", d.Name)
+		assert.True(t, d.shape == shProbe || d.eol || len(d.opens) > 0, "%s: nothing opens it", d.Name)
 		if d.name == nameHeader {
 			assert.NotNil(t, d.header, "%s reads a header without a hook", d.Name)
 		}

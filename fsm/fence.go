@@ -23,6 +23,7 @@ func (m *Machine) fenceIn(t *lexer.Token) {
 	c := &m.call
 	switch {
 	case m.lv == lvBlock:
+		m.blk.fenced = m.blk.fenced || m.blk.calls == 0
 	case m.lv == lvCall && c.spec.json && !c.done && c.args == nil && len(c.params) == 0 && !c.kv.has:
 	default:
 		return

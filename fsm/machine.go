@@ -12,7 +12,7 @@ package fsm
 
 import (
 	"bytes"
-
+	"math"
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
@@ -69,7 +69,8 @@ type Sink interface {
 // Options configure a Machine. The zero value gives the defaults.
 type Options struct {
 	// Dialects enabled; nil means every dialect except the ones that need
-	// declared tools (tool_tag, json), which are on when Declared is set.
+	// declared tools (Spec.NeedsTools: tool_tag, json, tgi, ...), which are
+	// on when Declared is set.
 	Dialects map[string]bool
 	// Declared reports whether a tool of this name was declared. nil: none.
 	Declared func(name []byte) bool
@@ -181,6 +182,7 @@ type block struct {
 	spec     *Spec // the one dialect it belongs to, once known
 	open     markerInfo
 	implicit bool // no wrapper was written: the call opened it
+	fenced   bool // its body opened with a code fence (minicpm3's python, rwkv's object)
 	// pyFirst: a pythonic body was chosen for a '[' that may also start a
 	// JSON array of another candidate (pyToJSON)
 	pyFirst bool
@@ -331,12 +333,13 @@ type Machine struct {
 	// due: a short path stopped where the repetition guard fired
 	// (plain.go): the runaway is reported next, then scratch's bytes.
 	due    bool
+	fresh  bool // no byte was handled yet, and the output's first line may be a call's name line (probeline.go)
 	atLine bool // the next text byte starts a line
 	wl     wordLine
 	// jopen: the bytes that wait for the JSON scanner end with a backslash
 	// that begins an escape (jsonfast.go)
 	jopen bool
-	ticks int
+	ticks int32     // the backticks of the open code span or fence (int32: it fits beside the flags)
 	fence fenceText // in a fenced code block: its label and where its body is (fencetext.go)
 
 	buf     []byte // markup in progress
@@ -389,6 +392,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.loop = newLoopHold(sink, &opt)
 	m.sink = &m.loop
 	m.call.loose = -1
+	m.fresh = m.opt.nameLine() != nil
 	m.watchProse()
 	if h, _ := lookup(Harmony); m.ix.on.has(int(h.id)) {
 		m.wl = wlHeader // the stream may start with a harmony header without its <|start|> (harmonylead.go)
@@ -536,6 +540,7 @@ func (m *Machine) token(t *lexer.Token) {
 
 // marker handles a token other than text.
 func (m *Machine) marker(t *lexer.Token) {
+	m.fresh = false
 	if m.lv == lvProbe && m.tagInProbe(t) {
 		return
 	}
@@ -722,6 +727,9 @@ func (m *Machine) runaway(reason Reason) {
 // ---- text level ----
 
 func (m *Machine) textInText(b []byte) int {
+	if m.fresh && m.startsOutput(b) {
+		return 0
+	}
 	if m.wl != wlNone {
 		return m.textWordLine(b)
 	}
@@ -753,15 +761,18 @@ func (m *Machine) textInText(b []byte) int {
 			return 0
 		}
 	}
-	if i, bare := m.openerAt(b); i >= 0 {
+	if i, kind := m.openerAt(b); i >= 0 {
 		line := m.atLine
 		if i > 0 {
 			line = b[i-1] == '\n'
 		}
 		m.emitText(b[:i])
 		m.startProbe(m.textOff+int64(i), line)
-		if bare {
+		switch kind {
+		case atBare:
 			m.startBare()
+		case atLineCall:
+			m.startLineCall()
 		}
 		return i
 	}
@@ -805,13 +816,13 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 		} else {
 			m.code = codeSpan
 		}
-		m.ticks = t.Count
+		m.ticks = int32(min(t.Count, math.MaxInt32))
 	case codeSpan:
-		if t.Kind == lexer.Backticks && t.Count == m.ticks {
+		if t.Kind == lexer.Backticks && t.Count == int(m.ticks) {
 			m.code = codeNone
 		}
 	case codeFence:
-		if t.Kind == lexer.Backticks && t.Count >= m.ticks && t.Has(lexer.LineStart) {
+		if t.Kind == lexer.Backticks && t.Count >= int(m.ticks) && t.Has(lexer.LineStart) {
 			m.code = codeNone
 		} else {
 			m.fence.token()
@@ -904,7 +915,7 @@ func (m *Machine) tagInThink(t *lexer.Token) {
 		}
 		return
 	}
-	if t.Marker == lexer.Think && t.Has(lexer.Closing) {
+	if t.Marker == lexer.Think && t.Has(lexer.Closing) || t.Marker == lexer.ThoughtEnd {
 		m.lv = lvText
 		m.sink.Reasoning(nil, t.Raw)
 		return
@@ -959,6 +970,7 @@ func (m *Machine) shift(n int) {
 // toText returns the machine to the text level. Bytes left in buf are
 // passed on as text.
 func (m *Machine) toText() {
+	m.fenceText()
 	m.lv = lvText
 	m.blk = block{}
 	m.call = call{loose: -1}

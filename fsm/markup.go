@@ -34,6 +34,9 @@ const (
 func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 	switch t.Kind {
 	case lexer.Special:
+		if t.Marker == lexer.ThoughtStart {
+			return rThinkOpen, 0, 0 // minicpm3's reasoning, like <think>
+		}
 		if t.Has(lexer.Closing) { // [/NAME] opens nothing
 			if m.ix.used.has(t.Marker) {
 				return rStrayClose, 0, 0
@@ -221,6 +224,9 @@ func (m *Machine) tagInMarkup(t *lexer.Token) {
 }
 
 func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
+	if m.fenceCloses(t) {
+		return
+	}
 	if t.Kind == lexer.Backticks {
 		m.fenceIn(t)
 		return
@@ -245,6 +251,10 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 		m.openers = 0
 		m.endBlock(len(m.buf))
 	case rBlockOpen:
+		if m.blk.calls > 0 && m.blk.spec != nil && m.blk.spec.chained && !t.Has(lexer.Closing) {
+			m.reopen(t) // glm53_flash: <tool_call>A/f>{..}<tool_call>B/g>{..}
+			return
+		}
 		m.blk.nested++
 		if m.blk.nested > m.opt.Runaway.NestedBlocks {
 			m.runaway(RunawayNestedBlocks)
@@ -336,6 +346,9 @@ func (m *Machine) toolElement(t *lexer.Token) {
 }
 
 func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
+	if m.commandCloses(t, tokStart) || m.fenceCloses(t) {
+		return
+	}
 	if m.call.swap != nil {
 		m.settleSwap(t, tokStart)
 		return
@@ -562,6 +575,10 @@ func typeHint(t []byte) Hint {
 func (m *Machine) closeValue(end int, rep Repairs) {
 	m.lv = lvCall
 	m.call.repairs |= rep
+	if m.call.spec.command != "" {
+		m.commandValue(end) // cut off (the end of input): the value as it stands
+		return
+	}
 	v := span{m.val.start, max(end, m.val.start)} // a closer found reaching back (a bare one) may start inside the opener
 	if m.val.isKey {
 		m.call.kv.key = m.keepName(bytes.TrimSpace(m.buf[v.a:v.b]))
@@ -678,6 +695,9 @@ func trimRight(b []byte, s span) int {
 }
 
 func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
+	if m.commandCloses(t, tokStart) {
+		return
+	}
 	r := m.roleIn(t, lvValue)
 	closing := t.Has(lexer.Closing)
 	if m.val.depth > 0 && closing && r == rParamClose && tokStart-m.val.nested > nestGap {

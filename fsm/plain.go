@@ -14,11 +14,11 @@ import (
 // short path tests one field instead of each of them.
 
 // plainStop marks the bytes that keep a chunk off the short path: marker
-// triggers, '{' (text openers) and '>' (tags without '<'); newlines are
-// looked at.
+// triggers, '{' (text openers) and '>' (tags without '<'); newlines, '>'
+// and '*' (symbol openers' first bytes, probeline.go) are looked at.
 var plainStop = func() (t [256]bool) {
 	t = lexer.Triggers()
-	t['{'], t['\n'], t['>'] = true, true, true
+	t['{'], t['\n'], t['>'], t['*'] = true, true, true, true
 	return t
 }()
 
@@ -31,7 +31,7 @@ var markerStart = lexer.Triggers()
 // call that may belong to a loop, a marker's start) and no stray closers
 // in a row.
 func (m *Machine) idle() bool {
-	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && !m.labelHeld() &&
+	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && !m.labelHeld() && !m.fresh &&
 		m.strays == 0 && m.openers == 0 && !m.loop.busy() && m.lex.Idle()
 }
 
@@ -43,6 +43,9 @@ func (m *Machine) idle() bool {
 // a chunk shows what it is; Write and Close write it first.
 // Otherwise WritePlain consumes nothing and the caller uses Write.
 func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
+	if m.fresh && len(p) > 0 && !mayNameLine(p) {
+		m.fresh = false // the output's first line is no name line (probeline.go)
+	}
 	if !m.plain || len(p) == 0 {
 		return nil, 0, false
 	}
@@ -62,7 +65,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		if atLine, ok = m.plainLines(p); !ok {
 			return nil, 0, false
 		}
-	} else if m.atLine && heldLead[p[0]] { // a line may be a word line (see wordLine)
+	} else if m.atLine && m.lineHeld(p) { // a line may be a word line (see wordLine) or a call
 		return nil, 0, false
 	}
 	if p[n-1] >= utf8.RuneSelf { // p's end must not be inside a UTF-8 sequence
@@ -218,27 +221,46 @@ func (m *Machine) flushWord() {
 // newlines are looked at, anything else takes the long way (ok false).
 // atLine reports whether the byte after p starts a line.
 func (m *Machine) plainLines(p []byte) (atLine, ok bool) {
+	if m.atLine && m.ix.lineCalls && m.mayLineCall(p) {
+		return false, false // its first line may be a call
+	}
 	nl := -1
 	for i, c := range p {
-		if plainStop[c] {
-			if c != '\n' && (c != '>' || m.bareOn()) { // '>' may end a tag written without '<' (bare.go)
+		if !plainStop[c] {
+			continue
+		}
+		switch {
+		case c == '\n':
+			nl = i
+			if m.ix.lineCalls && i+1 < len(p) && m.mayLineCall(p[i+1:]) {
+				return false, false // a line that may be a call
+			}
+		case c == '>' && m.bareOn(): // '>' may end a tag written without '<' (bare.go)
+			return false, false
+		case c == '>' || c == '*':
+			if m.ix.symbolLead(c) { // a symbol opener's first byte (probeline.go)
 				return false, false
 			}
-			if c == '\n' {
-				nl = i
-			}
+		default:
+			return false, false
 		}
 	}
 	// A line may be a word line (see wordLine): those chunks take the long way.
 	switch {
 	case nl < 0:
-		return false, !m.atLine || !heldLead[p[0]]
+		return false, !m.atLine || !m.lineHeld(p)
 	case nl == len(p)-1:
 		start := bytes.LastIndexByte(p[:nl], '\n') + 1
 		return true, (start == 0 && !m.atLine) || !isLowerWord(p[start:nl])
 	default:
 		return false, !heldLead[p[nl+1]]
 	}
+}
+
+// lineHeld reports whether the line that starts b may be held: a word
+// line, a line without '<', or a call on a line of its own.
+func (m *Machine) lineHeld(b []byte) bool {
+	return heldLead[b[0]] || m.ix.lineCalls && m.mayLineCall(b)
 }
 
 // valueStop marks the bytes that keep a chunk of a value off the short

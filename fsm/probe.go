@@ -51,11 +51,11 @@ type probeTable struct {
 	ops    []textOpener
 	all    opSet       // every text opener
 	fenced opSet       // those that count in a fenced code block
-	ends   string      // the last bytes of the openers: where a body starts
 	inWord [256]bool   // the bytes of the openers' words
 	at     [256]uint16 // where in the openers' words a byte stands: bit i for position i
 	words  []int       // the openers that start with a word
 	word   int         // the longest word of an opener
+	syms   []int       // the symbol openers (`>>>`, `**Tool Call:**`: probeline.go)
 }
 
 var pt = func() (t probeTable) {
@@ -65,8 +65,12 @@ var pt = func() (t probeTable) {
 				continue
 			}
 			w, last := op.text[:len(op.text)-1], op.text[len(op.text)-1]
-			if last != '{' && last != '[' || strings.IndexFunc(w, func(r rune) bool { return r > 0x7f || !isIdentByte(byte(r)) }) >= 0 {
-				panic("fsm: text opener " + op.text + " is not a word, then '{' or '['")
+			sym := isSymbolOpener(op.text)
+			if !sym && (last != '{' && last != '[' || strings.IndexFunc(w, func(r rune) bool { return r > 0x7f || !isIdentByte(byte(r)) }) >= 0) {
+				panic("fsm: text opener " + op.text + " is not a word, then '{' or '[', nor a symbol opener")
+			}
+			if sym && (len(op.text) > maxWord || strings.IndexFunc(op.text, func(r rune) bool { return r > 0x7f }) >= 0) {
+				panic("fsm: symbol opener " + op.text + " is not ASCII of at most 16 bytes")
 			}
 			for _, o := range t.ops {
 				if o.text != op.text && (strings.HasPrefix(o.text, op.text) || strings.HasPrefix(op.text, o.text)) {
@@ -82,8 +86,9 @@ var pt = func() (t probeTable) {
 			if table[i].fenced {
 				t.fenced |= 1 << k
 			}
-			if strings.IndexByte(t.ends, last) < 0 {
-				t.ends += op.text[len(w):]
+			if sym {
+				t.syms = append(t.syms, k)
+				continue
 			}
 			if w != "" {
 				t.words = append(t.words, k)
@@ -129,6 +134,9 @@ const (
 	pVal                         // inside the value
 	pComma                       // expect ',' before the next key
 	pScalar                      // in a number or literal value (`null`, `1`) before the name
+	pName                        // after a name line's opener: the name, up to the line's end (probeline.go)
+	pNameEnd                     // after the name's line: whitespace, then the '{' of the arguments
+	pFence                       // after a label opener: whitespace, then a code fence (probeline.go)
 	pBody                        // holding the rest of a call's JSON value (orphan.go)
 	pAfter                       // holding whitespace after it
 	pBareBlock                   // a line that may be a block opener without its '<' (bare.go)
@@ -141,38 +149,50 @@ const (
 type probeVerdict uint8
 
 const (
-	pvMore probeVerdict = iota // the byte is held; read on
-	pvNot                      // not a call: the byte is not part of one
-	pvName                     // the byte completed the first call's name
+	pvMore  probeVerdict = iota // the byte is held; read on
+	pvNot                       // not a call: the byte is not part of one
+	pvName                      // the byte completed the first call's name
+	pvFrame                     // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
 )
 
 // probe matches the start of a call in text one byte at a time.
 type probe struct {
-	state  probeState
-	ops    opSet     // the openers the bytes so far fit
-	n      int       // bytes of the opener matched
-	body   int       // offset in the held bytes of the body's first byte
-	cands  dset      // the dialects of the opener, once it is complete
-	json   bool      // one of them writes JSON call objects
-	py     bool      // one of them writes Python calls
-	python bool      // the body is a Python call list
-	line   bool      // it started a line: a word that is not an opener may be a word line
-	nest   nest      // the containers around the call object the probe reads (toolcalls.go)
-	bare   bareLines // lines of markup written without '<' (bare.go)
-	esc    bool      // in a skipped string value, after a backslash
-	quote  byte
-	key    [maxProbeKey]byte
-	nkey   int
-	val    [maxProbeVal]byte // the name: a string value or a callee
-	nval   int
+	state    probeState
+	seen     int       // bytes stepped
+	spec     *Spec     // the dialect of a symbol opener or a line call, once known
+	output   bool      // it holds the output's first line (startsOutput)
+	lineCall bool      // it holds the start of a line that may be a call (linecall.go)
+	ops      opSet     // the openers the bytes so far fit
+	n        int       // bytes of the opener matched
+	body     int       // offset in the held bytes of the body's first byte
+	cands    dset      // the dialects of the opener, once it is complete
+	json     bool      // one of them writes JSON call objects
+	py       bool      // one of them writes Python calls
+	python   bool      // the body is a Python call list
+	line     bool      // it started a line: a word that is not an opener may be a word line
+	nest     nest      // the containers around the call object the probe reads (toolcalls.go)
+	bare     bareLines // lines of markup written without '<' (bare.go)
+	esc      bool      // in a skipped string value, after a backslash
+	quote    byte
+	key      [maxProbeKey]byte
+	nkey     int
+	val      [maxProbeVal]byte // the name: a string value or a callee
+	nval     int
 }
 
 // step advances the probe by byte c.
 func (p *probe) step(c byte) probeVerdict {
+	p.seen++
 	ws := isSpace(c)
 	switch p.state {
 	case pOpener:
 		return p.opener(c)
+	case pName, pNameEnd:
+		return p.nameLine(c)
+	case pFence:
+		if !ws {
+			return pvNot
+		}
 	case pList:
 		switch {
 		case ws:
@@ -289,9 +309,15 @@ func (p *probe) namesTool() bool {
 	switch string(p.key[:p.nkey]) {
 	case "name", "tool", "function", "tool_name":
 		return true
+	case "_name": // tgi, inside its "function" object
+		return p.nest&nestFunction != 0
 	}
 	return false
 }
+
+// flat reports whether the name the probe read is a flat call object's
+// (tgi's "_name"): its other members are the arguments.
+func (p *probe) flat() bool { return string(p.key[:p.nkey]) == "_name" }
 
 // resetJSON prepares the JSON scanner for a new body.
 func (m *Machine) resetJSON() {
@@ -332,6 +358,10 @@ func (p *probe) opener(c byte) probeVerdict {
 			p.py = p.py || o.shape == shPython
 		}
 	}
+	if s := p.cands.only(); s != nil && isSymbolOpener(pt.ops[bitsIndex(done)].text) {
+		p.symbolAfter(s)
+		return pvMore
+	}
 	if c == '{' {
 		p.state, p.nest = pKeyQuote, nestTop
 	} else {
@@ -347,13 +377,18 @@ func (p *probe) inString() bool { return p.state == pKey || p.state == pVal }
 // probing reports whether text openers are probed here: in text and in a
 // fenced code block, not in a code span.
 func (m *Machine) probing() bool {
-	return m.ix.probes && m.code != codeSpan
+	return (m.ix.probes || m.ix.free != 0) && m.code != codeSpan
 }
 
-// probeOps are the text openers that count here.
+// probeOps are the text openers that count here: without declared tools,
+// those of the dialects that need none (free) outside code, and the
+// orphan bodies' (orphan.go).
 func (m *Machine) probeOps() opSet {
 	if !m.ix.probes {
-		return orphanOps
+		if m.code != codeNone {
+			return orphanOps
+		}
+		return orphanOps | m.ix.free
 	}
 	if m.code == codeFence {
 		if !m.fence.mayOpen() {
@@ -376,10 +411,21 @@ func (m *Machine) byteBefore(b []byte, j int) byte {
 // opener, or at a prefix of an opener's word that ends b; -1 if nowhere.
 func (m *Machine) probeAt(b []byte) int {
 	ops := m.probeOps()
+	if !m.ix.probes {
+		ops &= m.ix.free // no orphan bodies here: those start lines (openerAt)
+	}
+	var ends [8]byte // the last bytes of the openers of ops
+	ne := 0
+	for k, o := range pt.ops {
+		if c := o.text[len(o.text)-1]; ops.has(k) && bytes.IndexByte(ends[:ne], c) < 0 && ne < len(ends) {
+			ends[ne] = c
+			ne++
+		}
+	}
 	for from := 0; from < len(b); {
 		i, lim := -1, len(b)
-		for k := 0; k < len(pt.ends); k++ {
-			if n := bytes.IndexByte(b[from:lim], pt.ends[k]); n >= 0 {
+		for _, c := range ends[:ne] {
+			if n := bytes.IndexByte(b[from:lim], c); n >= 0 {
 				i = from + n
 				lim = i
 			}
@@ -391,6 +437,9 @@ func (m *Machine) probeAt(b []byte) int {
 			return j
 		}
 		from = i + 1
+	}
+	if j := symbolTail(b, ops); j >= 0 {
+		return j
 	}
 	if m.ix.leads {
 		return m.leadTail(b, ops)
@@ -408,7 +457,7 @@ func (m *Machine) openerEnding(b []byte, i int, ops opSet) int {
 			continue
 		}
 		j := i + 1 - len(t)
-		if j < 0 || string(b[j:i]) != t[:len(t)-1] || len(t) > 1 && isIdentByte(m.byteBefore(b, j)) {
+		if j < 0 || string(b[j:i]) != t[:len(t)-1] || len(t) > 1 && !isSymbolOpener(t) && isIdentByte(m.byteBefore(b, j)) {
 			continue
 		}
 		if best < 0 || j < best {
@@ -464,7 +513,7 @@ func (m *Machine) opensProbe(b []byte, i int) bool {
 	}
 	ops := m.probeOps()
 	for k, o := range pt.ops {
-		if ops.has(k) && o.text[0] == b[i] && (len(o.text) == 1 || !isIdentByte(prev)) {
+		if ops.has(k) && o.text[0] == b[i] && (len(o.text) == 1 || isSymbolOpener(o.text) || !isIdentByte(prev)) {
 			return true
 		}
 	}
@@ -498,7 +547,7 @@ func (m *Machine) probeText() {
 // wordLine), as if the text had not been probed.
 func (m *Machine) wordLineFrom(b []byte) bool {
 	p := m.probe
-	if !p.line || p.state != pOpener && p.state != pBareBlock || len(m.buf)+len(b) > maxWordLine || len(m.buf)+len(b) == 0 ||
+	if !p.line || p.state != pOpener && p.state != pBareBlock && !p.lineCall || len(m.buf)+len(b) > maxWordLine || len(m.buf)+len(b) == 0 ||
 		len(m.buf) > 0 && !isLowerWord(m.buf) || len(b) > 0 && !isLowerWord(b) {
 		return false
 	}
@@ -530,6 +579,21 @@ func (m *Machine) textInProbe(b []byte) int {
 				m.openBareArgs()
 			}
 			return i + 1
+		}
+		if v == pvFrame {
+			if m.add(b[:i+1]) {
+				m.probeFrame()
+			}
+			return i + 1
+		}
+		if v == pvNot && m.probe.output {
+			return m.replayOutput(b) // the output's first line was no name line
+		}
+		if v == pvNot && m.ix.lineCalls && m.lineStartAt(b, i) {
+			if m.add(b[:i]) { // c starts a line that may be a call: it goes on at the text level
+				m.probeText()
+			}
+			return i
 		}
 		if v == pvNot && m.opensProbe(b, i) {
 			// The held bytes are text; c opens the next probe.
@@ -573,13 +637,23 @@ func (m *Machine) openProbed() bool {
 	if p.python {
 		sh = shPython
 	}
-	s := choose(p.cands, lexer.Unknown, false, sh)
+	var s *Spec
+	for cands := p.cands; cands != 0 && s == nil; cands &= cands - 1 {
+		if c := cands.first(); c.shape == sh && (c.flat != "") == p.flat() {
+			s = c
+		}
+	}
 	if s == nil {
 		return false
 	}
 	if sh == shPython {
 		m.blk = block{cands: specSet(s), spec: s, implicit: true}
 		m.startPy(s, p.body)
+		return true
+	}
+	if s.nameLine { // the name was the line's, the body is the arguments
+		m.names = m.names[:0]
+		m.openProbedJSON(s, call{loose: -1, name: m.keepName(p.val[:p.nval])})
 		return true
 	}
 	m.openProbedJSON(s, call{jsonEnv: true, loose: -1})
@@ -594,6 +668,10 @@ func (m *Machine) openProbedJSON(s *Spec, c call) {
 	m.setDialect(s)
 	m.lv = lvJSON
 	m.jheld = 0
+	m.call.jsonAt = m.probe.body
+	if m.jw != nil {
+		*m.jw = jsonWalk{} // a new body: the walk of the last one is over
+	}
 	m.json.Write(m.buf[m.probe.body:])
 	if m.json.Done() || m.json.Failed() {
 		m.finishJSON()
@@ -612,8 +690,11 @@ func (m *Machine) tagInProbe(t *lexer.Token) bool {
 		m.textOff = t.Offset
 		m.text(t.Raw)
 		return true
-	case m.closeHeld(t), m.bareOpener(t):
+	case m.closeHeld(t), m.bareOpener(t), m.fenceOpens(t):
 		return true
+	case p.output: // the output's first line was no name line: it may be a word line
+		m.replayOutput(nil)
+		return m.lv == lvProbe && m.tagInProbe(t)
 	}
 	m.probeText()
 	return false

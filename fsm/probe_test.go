@@ -17,11 +17,11 @@ func TestTextOpeners(t *testing.T) {
 			fenced = append(fenced, table[o.spec].Name)
 		}
 	}
-	assert.Equal(t, []string{"json {", "xlam [", "pythonic [", "phi4_mini functools["}, all)
-	assert.Equal(t, []string{JSON, XLAM, Phi4Mini}, fenced)
+	assert.Equal(t, []string{"json {", "xlam [", "pythonic [", "phi4_mini functools[", "tgi {", "functionary_v32 >>>", "rwkv **Tool Call:**"}, all)
+	assert.Equal(t, []string{JSON, XLAM, Phi4Mini, TGI}, fenced)
 	assert.Equal(t, []int{3}, pt.words)
 	assert.Equal(t, len("functools"), pt.word)
-	assert.Equal(t, "{[", pt.ends)
+	assert.Equal(t, []int{5, 6}, pt.syms)
 }
 
 // TestProbeSteps feeds chunks with a declared tool and checks what each one

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/toolsieve/toolsieve/fsm/pyscan"
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 	"github.com/toolsieve/toolsieve/lexer"
 )
 
@@ -16,21 +17,20 @@ import (
 // first byte that proves it: with no call reported yet, the whole unit goes
 // back to the text.
 
-// pyCanStart reports whether byte c starts the body of a pythonic unit whose
-// dialect is already known.
-func (m *Machine) pyCanStart(c byte) bool { return m.pyStarts(c) != nil }
-
-// pyStarts is the dialect whose pythonic body byte c starts, or nil.
+// pyStarts is the pythonic dialect whose body byte c starts, or nil: with
+// only pythonic candidates, the one pySpecFor ranks first; beside others,
+// a '[' is read as a Python list first (pyList).
 func (m *Machine) pyStarts(c byte) *Spec {
-	s := m.blk.spec
-	if s == nil && c == '[' {
-		s = m.pyList()
+	if m.lv != lvBlock || m.blk.calls > 0 || m.blk.cands == 0 || c != '[' && !isWordByte(c) {
+		return nil
 	}
-	if m.lv == lvBlock && m.blk.calls == 0 && s != nil && s.shape == shPython &&
-		(c == '[' && !s.lines || isWordByte(c)) {
-		return s
+	if anyOf(m.blk.cands, func(s *Spec) bool { return s.shape != shPython }) {
+		if c == '[' {
+			return m.pyList()
+		}
+		return nil
 	}
-	return nil
+	return m.pySpecFor(c)
 }
 
 // pyList is the block's candidate that writes a bracketed list of Python
@@ -47,6 +47,32 @@ func (m *Machine) pyList() *Spec {
 		}
 	}
 	return nil
+}
+
+// pySpecFor is the pythonic dialect among the unit's candidates whose body
+// starts with c: a list's '[' or a call's name on its line (lines), one
+// whose body is fenced code first when the unit's body opened with a
+// fence (minicpm3 and lfm2 share their tokens).
+func (m *Machine) pySpecFor(c byte) *Spec {
+	var best *Spec
+	rank := 0
+	for cands := m.blk.cands; cands != 0; cands &= cands - 1 {
+		s := cands.first()
+		if s.shape != shPython {
+			continue
+		}
+		r := 1
+		if s.codeBody == m.blk.fenced {
+			r += 2
+		}
+		if (c == '[') != s.lines {
+			r++
+		}
+		if r > rank {
+			best, rank = s, r
+		}
+	}
+	return best
 }
 
 // pyToJSON is called where the scanner failed at byte c, buf[call.start:end]
@@ -78,10 +104,41 @@ func (m *Machine) pyToJSON(end int, c byte) bool {
 }
 
 // pyMayStart reports whether loose text in the block may be the first
-// call of a pythonic dialect the content decides (olmo3 in <function_calls>):
-// the segment is judged at its '(' so that the call is not held back.
+// call of a pythonic dialect the content decides (olmo3 in <function_calls>,
+// llama3_builtin in a call llama3's token opened): the segment is judged
+// at its '(' so that the call is not held back.
 func (m *Machine) pyMayStart() bool {
-	return m.lv == lvBlock && m.blk.calls == 0 && anyOf(m.blk.cands, func(s *Spec) bool { return s.shape == shPython })
+	switch {
+	case m.lv == lvBlock && m.blk.calls == 0:
+	case m.lv == lvCall && m.tokenCallEmpty():
+	default:
+		return false
+	}
+	return anyOf(m.blk.cands, func(s *Spec) bool { return s.shape == shPython })
+}
+
+// tokenCallEmpty reports whether the call in progress was opened by its
+// unit's token and holds nothing yet (llama3's `<|python_tag|>`).
+func (m *Machine) tokenCallEmpty() bool {
+	c := &m.call
+	return c.open.marker.IsSpecial() && c.name.b == c.name.a && !c.done && !c.unread && c.args == nil && len(c.params) == 0 && !c.jsonEnv
+}
+
+// pyFromCall turns a call that a unit's token opened, and that holds
+// nothing yet, into the pythonic body of a candidate at buf[from:], when
+// its text starts like a call. It reports whether it did.
+func (m *Machine) pyFromCall(s []byte, from int) bool {
+	if m.lv != lvCall || !m.tokenCallEmpty() || !looksPythonic(s) {
+		return false
+	}
+	spec := m.pySpecFor(s[max(firstNonSpace(s), 0)])
+	if spec == nil {
+		return false
+	}
+	m.openers-- // the token's call and the body are one call
+	m.lv = lvBlock
+	m.startPy(spec, from)
+	return true
 }
 
 // looksPythonic reports whether loose text begins like a call: a name,
@@ -119,7 +176,7 @@ func (m *Machine) startPy(s *Spec, from int) {
 
 // pyScanBuf scans buf[from:], bytes of the body not yet scanned.
 func (m *Machine) pyScanBuf(from int) {
-	for m.lv == lvPy && from < len(m.buf) {
+	for m.lv == lvPy && !m.call.done && from < len(m.buf) {
 		n, st := m.py.Write(m.buf[from:])
 		if st == pyscan.Failed && from+n < len(m.buf) && m.pyToJSON(from+n, m.buf[from+n]) {
 			return
@@ -130,6 +187,9 @@ func (m *Machine) pyScanBuf(from int) {
 
 // textInPy scans more of the body.
 func (m *Machine) textInPy(b []byte) int {
+	if m.call.done { // a line call's ')' was read
+		return m.textLineEnd(b)
+	}
 	n, st := m.py.Write(b)
 	if !m.add(b[:n]) {
 		return n
@@ -146,6 +206,10 @@ func (m *Machine) textInPy(b []byte) int {
 func (m *Machine) pyStatus(st pyscan.Status, end int) int {
 	switch st {
 	case pyscan.CallDone:
+		if m.call.spec.eol {
+			m.call.done = true // the line's end decides (textLineEnd)
+			return end
+		}
 		before := len(m.buf)
 		m.pyCall(m.py.Name(), m.py.Args(), end, 0)
 		if m.lv == lvBlock {
@@ -171,7 +235,14 @@ func (m *Machine) pyStatus(st pyscan.Status, end int) int {
 // pyCall reports a call read by the scanner, its markup ending at buf[:end].
 func (m *Machine) pyCall(name, args []byte, end int, rep Repairs) {
 	m.names = m.names[:0] // no other name is live between pythonic calls
+	if sfx := m.call.spec.suffix; len(name) > len(sfx) && string(name[len(name)-len(sfx):]) == sfx {
+		name = name[:len(name)-len(sfx)]
+	}
 	m.call.name = m.keepName(name)
+	if inner := m.wrappedArgs(name, args); inner != nil {
+		args = inner
+		rep |= RJSONRepaired
+	}
 	m.call.args = append(m.argsBuf[:0], args...)
 	m.argsBuf = m.call.args
 	m.lv = lvCall
@@ -187,6 +258,10 @@ func (m *Machine) pyEnd(end int, rep Repairs) {
 	if m.lv != lvPy {
 		return
 	}
+	if m.call.done { // a line call ends its line at the end of input
+		m.lineCallDone(end)
+		return
+	}
 	if m.py.InCall() {
 		if name, args, _, ok := m.py.Finish(); ok {
 			m.pyCall(name, args, end, rep|RMissingCloser|RTruncatedJSON)
@@ -200,6 +275,15 @@ func (m *Machine) pyEnd(end int, rep Repairs) {
 // tagInPy handles a token inside a pythonic body (its bytes end m.buf):
 // string content, the unit's closer, or bytes for the scanner.
 func (m *Machine) tagInPy(t *lexer.Token, tokStart int) {
+	if m.call.done { // markup after a line call's ')'
+		m.lineCallToken(t.Raw)
+		m.tagInText(t)
+		return
+	}
+	if !m.py.InString() && t.Kind == lexer.Backticks && m.call.spec.codeBody {
+		m.pyEnd(tokStart, 0) // the fence around the body closes: markup, like the opening one
+		return
+	}
 	if !m.py.InString() && m.roleIn(t, lvBlock) == rBlockClose {
 		m.pyEnd(tokStart, 0)
 		if m.lv == lvBlock {
@@ -208,4 +292,23 @@ func (m *Machine) tagInPy(t *lexer.Token, tokStart int) {
 		return
 	}
 	m.pyScanBuf(tokStart)
+}
+
+// wrappedArgs returns the arguments object of a Python call written with
+// one keyword that wraps it, `read_file(parameters={"path": ..})` (a JSON
+// envelope's habit), when the declared tool has no parameter of that name;
+// else nil.
+func (m *Machine) wrappedArgs(name, args []byte) []byte {
+	if m.opt.HasParam == nil {
+		return nil
+	}
+	ms, ok := jsonspan.Members(args, 0, nil)
+	if !ok || len(ms) != 1 || args[ms[0].Start] != '{' {
+		return nil
+	}
+	switch k := ms[0].Key; {
+	case string(k) != "parameters" && string(k) != "arguments", m.opt.HasParam(name, k):
+		return nil
+	}
+	return args[ms[0].Start:ms[0].End]
 }

@@ -78,7 +78,9 @@ func (m *Machine) textLooseCall(b []byte) int {
 				return j
 			}
 		}
-	case c.spec.shape == shTokens && c.hdr.sep: // deepseek_v3: the name is the line after `function<｜tool▁sep｜>`
+	case c.spec.shape == shTokens && c.hdr.sep, c.spec.typeLine != "" && !c.hdr.named:
+		// deepseek_v3: the name is the line after `function<｜tool▁sep｜>`;
+		// step_audio_2: the line after `function`.
 		from := max(0, c.loose-len(m.buf)) // the name starts at its first non-space byte
 		if j := bytes.IndexAny(b[from:], "\n`{"); j >= 0 {
 			j += from
@@ -98,6 +100,8 @@ func (m *Machine) textLooseCall(b []byte) int {
 			}
 			return i + 1
 		}
+	case c.spec.command != "":
+		return m.textCommandName(b)
 	case c.spec.shape == shHarmony:
 		if room := maxHeader - (len(m.buf) - c.start); len(b) > room {
 			// Too long for a header: not a harmony message after all. b
@@ -409,6 +413,11 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 	if name, args, ok := leadingCall(out); ok {
 		return name, args
 	}
+	if f := m.call.spec.flat; f != "" {
+		if name, args, ok := flatCall(out, f); ok {
+			return name, args
+		}
+	}
 	if m.call.spec.nameKey { // {"NAME": {args}}
 		var e map[string]json.RawMessage
 		if json.Unmarshal(out, &e) != nil || len(e) != 1 {
@@ -466,6 +475,31 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 		a = []byte("{}")
 	}
 	return bytes.TrimSpace([]byte(n)), a
+}
+
+// flatCall reads a call object that names its tool with member key and
+// whose other members are the arguments ({"_name": N, "k": v}).
+func flatCall(out []byte, key string) (name, args []byte, ok bool) {
+	ms, ok := jsonspan.Members(out, 0, nil)
+	if !ok {
+		return nil, nil, false
+	}
+	args = append(make([]byte, 0, len(out)), '{')
+	for _, mb := range ms {
+		if string(mb.Key) != key {
+			if len(args) > 1 {
+				args = append(args, ',')
+			}
+			args = append(args, out[mb.KeyStart:mb.End]...)
+			continue
+		}
+		var n string
+		if name != nil || json.Unmarshal(out[mb.Start:mb.End], &n) != nil || n == "" {
+			return nil, nil, false
+		}
+		name = []byte(n)
+	}
+	return name, append(args, '}'), name != nil
 }
 
 // leadingCall reads a call object whose first member is "name", a string

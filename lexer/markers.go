@@ -32,6 +32,7 @@ const (
 	Toolcall          // nemotron <TOOLCALL> (also a spelling of tool_call other dialects borrow)
 	Tools             // qwen25_coder <tools>
 	DotsFunctionCall  // dots <dots_function_call>
+	ToolLabel         // cwm <tool: LABEL>, closed by </tool> (Tool)
 	// Kimi K3's XTML tags, written <|open|>NAME attrs<|sep|> and
 	// <|close|>NAME<|sep|> (see xtmlNames); `think` is Think.
 	XTools     // its tools channel: the calls' wrapper
@@ -104,6 +105,8 @@ const (
 	SolarArg     // <|tool_arg:start|>
 	SolarValue   // <|tool_arg:value|>
 	SolarArgEnd  // <|tool_arg:end|>
+	ThoughtStart // minicpm3 <|thought_start|>: reasoning, up to ThoughtEnd
+	ThoughtEnd   // minicpm3 <|thought_end|>
 	NumMarkers   // the number of markers: sets of markers may be sized by it
 )
 
@@ -113,7 +116,7 @@ var markerNames = [NumMarkers]string{
 	Function: "function", ArgKey: "arg_key", ArgValue: "arg_value",
 	InvokeToolCall: "invoke_tool_call", Tool: "tool", Think: "think", LongcatToolCall: "longcat_tool_call", GemmaToolCall: "tool_call",
 	StartFunctionCall: "start_function_call", EndFunctionCall: "end_function_call", Toolcall: "toolcall", Tools: "tools", DotsFunctionCall: "dots_function_call",
-	FunctionCall:   "function_call",
+	FunctionCall: "function_call", ToolLabel: "tool:",
 	ToolCallsBegin: "tool_calls_begin", ToolCallsEnd: "tool_calls_end",
 	ToolCallBegin: "tool_call_begin", ToolCallEnd: "tool_call_end", ToolSep: "tool_sep",
 	SectionBegin: "tool_calls_section_begin", SectionEnd: "tool_calls_section_end",
@@ -126,7 +129,7 @@ var markerNames = [NumMarkers]string{
 	Plugin: "plugin", ActionEnd: "action_end", ToolsPrefix: "tools_prefix", ToolsSuffix: "tools_suffix",
 	MessageSep: "message_sep", RoleSep: "role_sep", EndOfMsg: "end_of_msg", ToolCallBracket: "TOOL_CALL",
 	PythonStart: "python_start", PythonEnd: "python_end", ToolCallStart: "tool_call_start",
-	StartAction: "start_action", EndAction: "end_action",
+	StartAction: "start_action", EndAction: "end_action", ThoughtStart: "thought_start", ThoughtEnd: "thought_end",
 	XTools: "tools", XCall: "call", XArgument: "argument", XResponse: "response", XMessage: "message",
 	ToolSepTag: "tool_sep", ArgType: "arg_type", ParamKey: "param_key", ParamValue: "param_value",
 	MiniMaxSentinel: "minimax", InvokeToolJSON: "content_invoke_tool_json", InvokeToolText: "content_invoke_tool_text",
@@ -190,6 +193,7 @@ var tagNames = map[string]markerEntry{
 	"arg_type":            {m: ArgType},
 	"param_key":           {m: ParamKey},
 	"param_value":         {m: ParamValue},
+	"tool:":               {m: ToolLabel}, // `<tool: function>`: the name's colon, then the label as an attribute
 }
 
 // specialNames maps lower-case special-token names (`▁` and `-` folded to
@@ -256,6 +260,8 @@ var specialNames = map[string]markerEntry{
 	"tool_arg:start":                   {m: SolarArg},
 	"tool_arg:value":                   {m: SolarValue},
 	"tool_arg:end":                     {m: SolarArgEnd},
+	"thought_start":                    {m: ThoughtStart},
+	"thought_end":                      {m: ThoughtEnd},
 }
 
 // sentinelNames maps the names of sentinel tokens (`<]minimax[>[`) met

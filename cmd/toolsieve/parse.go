@@ -40,11 +40,12 @@ Flags:
   --chunk N     feed the parser N-byte pieces (default 0: as read, up to 32 KiB)
   --tools FILE  JSON file with declared tools: an OpenAI or Anthropic "tools"
                 array, or a whole request body holding one; enables the
-                tool_tag and json dialects, keeps calls to other names as
-                text (with an error event) and types arguments by schema
+                dialects that need declared tools ("tools" in toolsieve
+                dialects), keeps calls to other names as text (with an
+                error event) and types arguments by schema
   --dialects LIST  comma-separated dialect names: recognise exactly these
                 (default: every dialect that is safe without declared
-                tools, plus tool_tag and json with --tools); an unknown
+                tools, plus those that need them with --tools); an unknown
                 name is bad usage. "toolsieve dialects" lists them.
   --stream-calls  print each call as it is read: tool_call_start once
                 its name is known and an argument opened, tool_call_delta
