@@ -87,7 +87,13 @@ func TestLoopClasses(t *testing.T) {
 				default:
 					assert.NotEqual(t, "repetition", runaway, "the guard fired at %d repetitions", reps)
 				}
-				for _, cuts := range [][]int{cutsEvery(len(input), 1), cutsEvery(len(input), 3), cutsEvery(len(input), 7), cutsEvery(len(input), 61)} {
+				cutsList := [][]int{cutsEvery(len(input), 1), cutsEvery(len(input), 3), cutsEvery(len(input), 7), cutsEvery(len(input), 61)}
+				if reps <= 10 { // and every split in two
+					for i := 1; i < len(input); i++ {
+						cutsList = append(cutsList, []int{i})
+					}
+				}
+				for _, cuts := range cutsList {
 					got := run(opt, input, cuts)
 					require.Equal(t, string(input), string(accounted(got)), "accounting at %d cuts", len(cuts))
 					require.Equal(t, summarize(whole), summarize(got), "chunking changed the result (%d cuts)", len(cuts))

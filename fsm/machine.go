@@ -112,10 +112,10 @@ type RunawayLimits struct {
 	// shape: the output's tail repeating one unit, with digits folded in
 	// markup so that counters compare equal. It fires at the UnitRepeats-th
 	// repetition in a row of a unit holding markup (default 8; units of at
-	// most MaxUnit bytes, default 4096), and at the LineRepeats-th of a
-	// unit of lines of text (default 48; or at a repetition over two
-	// 4 KiB stretches in a row); a phrase repeated 8 times within a line is
-	// a loop too.
+	// most MaxUnit bytes, default 4096), and at the LineRepeats-th line of
+	// a run of one to eight lines of text repeated (default 48; lines in
+	// argument values are not watched); a phrase repeated 8 times within
+	// 512 bytes of text is a loop too (docs/contract.md, "Runaway").
 	UnitRepeats, LineRepeats, MaxUnit int
 	// NoGuard turns the repetition guard off.
 	NoGuard bool

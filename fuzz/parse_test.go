@@ -27,8 +27,9 @@ const (
 	// most this plus the call cap, plus the calls held as a possible loop.
 	parseMaxMarker = 1024
 	// parseHeldCalls is how many calls may be held as a possible loop, each
-	// within the cap: the larger default runaway threshold.
-	parseHeldCalls = 4
+	// within the cap: the largest default runaway threshold (the repetition
+	// guard's, for a unit of markup).
+	parseHeldCalls = 8
 	// parseCorpusSeeds is how many files each go-fuzz-corpus folder gives.
 	parseCorpusSeeds = 100
 	// parseHang is how long one input may take before it counts as a hang.

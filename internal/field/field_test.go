@@ -31,6 +31,24 @@ func TestCorpusWellFormed(t *testing.T) {
 	}
 }
 
+// TestCorpusSize holds the corpus to what the project measures itself on:
+// at least 300 samples from 150 sources, 60 negatives and 30 loops.
+func TestCorpusSize(t *testing.T) {
+	samples, err := Load(corpus)
+	require.NoError(t, err)
+	if len(samples) == 0 {
+		t.Skip("no field corpus")
+	}
+	kinds := map[string]int{}
+	for _, s := range samples {
+		kinds[s.Kind]++
+	}
+	assert.GreaterOrEqual(t, len(samples), 300, "samples")
+	assert.GreaterOrEqual(t, len(Sources(samples)), 150, "sources")
+	assert.GreaterOrEqual(t, kinds[Negative], 60, "negatives")
+	assert.GreaterOrEqual(t, kinds[Loop], 30, "loops")
+}
+
 // TestFieldRatchet fails when a sample the record says passed fails now.
 func TestFieldRatchet(t *testing.T) {
 	needCorpus(t)
