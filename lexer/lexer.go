@@ -15,6 +15,11 @@
 // run is a Tag token, classified by the marker table (markers.go); the fsm
 // package decides what it means in context and may take any token back as
 // text through its Raw bytes.
+//
+// Every byte the lexer returns, as text (Next, Skip) or as a marker, it also
+// hands to the repetition guard set by Watch (internal/repeat), in input
+// order and exactly once; a short path that takes bytes without tokens tells
+// it through Skip, or Advance after the guard's Count.
 package lexer
 
 import (
