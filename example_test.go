@@ -2,6 +2,7 @@ package toolsieve_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/toolsieve/toolsieve"
 )
@@ -34,4 +35,25 @@ func Example() {
 	// text "Let me check.\n"
 	// call get_weather {"city":"杭州"} (dsml)
 	// text "\nDone."
+}
+
+// Events reads the model's content from any io.Reader, here a Qwen3-Coder
+// call in a string, and yields the events as they are known.
+func ExampleEvents() {
+	content := strings.NewReader("Listing.\n<tool_call>\n<function=ls>\n<parameter=dir>\nsrc\n</parameter>\n</function>\n</tool_call>")
+	for e, err := range toolsieve.Events(content, toolsieve.Options{}) {
+		if err != nil {
+			fmt.Println("read error:", err)
+			break
+		}
+		switch e.Type {
+		case toolsieve.Text:
+			fmt.Printf("text %q\n", e.Text)
+		case toolsieve.ToolCall:
+			fmt.Printf("call %s %s (%s)\n", e.Name, e.Arguments, e.Dialect)
+		}
+	}
+	// Output:
+	// text "Listing.\n"
+	// call ls {"dir":"src"} (qwen3_coder)
 }
