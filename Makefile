@@ -8,7 +8,7 @@ BENCHTIME ?= 1s
 # takes up to minutes and then runs once; the fast ones run about this long.
 PEERS_BENCHTIME ?= 1s
 
-.PHONY: all build test demo bench fuzz vet field
+.PHONY: all build test demo bench fuzz vet field exports
 
 all: build test
 
@@ -34,6 +34,11 @@ demo:
 # record in testdata/field/PASSING when more samples pass and none was lost.
 field:
 	$(GO) run ./internal/field/fieldscore -write
+
+# exports: the exported identifiers of each package (top-level names, methods
+# and fields of exported types), for the public surface (issue 26).
+exports:
+	$(GO) run ./internal/tools/exports
 
 # bench: the main benchmarks, then toolsieve against the naive rescanning
 # baseline and ollama's parsers on the same inputs and chunks, printed as one
