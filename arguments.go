@@ -3,8 +3,22 @@ package toolsieve
 import (
 	"bytes"
 
+	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 	"github.com/toolsieve/toolsieve/internal/jsonspan"
 )
+
+// CloseJSON returns the bytes that, appended to prefix, make it a whole
+// JSON value: a string's closing quote, the brackets left open (what a
+// client needs to end arguments it streamed in part). ok is false when
+// prefix is no start of a JSON value, or when appending alone cannot end it
+// (a number cut after its point, a literal cut short).
+func CloseJSON(prefix []byte) (closing []byte, ok bool) {
+	out, _, _, ok := jsonscan.Repair(prefix) // a valid prefix is copied as it is, then closed
+	if !ok || !bytes.HasPrefix(out, prefix) {
+		return nil, false
+	}
+	return out[len(prefix):], true
+}
 
 // ArgumentsFromMarkup recovers the arguments of a native tool call whose
 // `arguments` string holds markup instead of JSON, as some models write

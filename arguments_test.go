@@ -1,6 +1,7 @@
 package toolsieve
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,6 +25,33 @@ func TestArgumentsFromMarkup(t *testing.T) {
 			assert.Equal(t, tc.ok, ok)
 			if tc.ok {
 				assert.JSONEq(t, tc.want, string(got))
+			}
+		})
+	}
+}
+
+// TestCloseJSON: what completes a JSON prefix by appending alone, and false
+// where appending cannot.
+func TestCloseJSON(t *testing.T) {
+	tests := []struct {
+		name, prefix, want string
+		ok                 bool
+	}{
+		{"open object", `{`, `}`, true},
+		{"inside a string", `{"path": "src/ma`, `"}`, true},
+		{"after a key", `{"a": 1, "b": [1, {"c": "x"`, `}]}`, true},
+		{"whole", `{"a": 1}`, ``, true},
+		{"after an escape", `{"a": "x\`, ``, false},
+		{"no json", `hello`, ``, false},
+		{"empty", ``, ``, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := CloseJSON([]byte(tt.prefix))
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, string(got))
+			if ok {
+				assert.True(t, json.Valid(append([]byte(tt.prefix), got...)), "%s%s", tt.prefix, got)
 			}
 		})
 	}

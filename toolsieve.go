@@ -76,6 +76,26 @@ type RunawayLimits = fsm.RunawayLimits
 // Dialects returns every dialect name the parser knows, in table order.
 func Dialects() []string { return fsm.DialectNames() }
 
+// DialectInfo describes one dialect of the parser's table.
+type DialectInfo struct {
+	Name       string // as accepted by Options.Dialects and reported in tool_call events
+	Family     string // dialects of one family share their opening markers; the content decides
+	NeedsTools bool   // read only for declared tools (off by default without them)
+	Example    string // a canonical input holding one call
+}
+
+// DescribeDialects returns every dialect the parser knows, in table order
+// (the order of Dialects).
+func DescribeDialects() []DialectInfo {
+	specs := fsm.Dialects()
+	out := make([]DialectInfo, len(specs))
+	for i := range specs {
+		s := &specs[i]
+		out[i] = DialectInfo{Name: s.Name, Family: s.Family, NeedsTools: s.NeedsTools, Example: s.Example}
+	}
+	return out
+}
+
 // Options configure a Parser. The zero value is a good default.
 type Options struct {
 	// Tools declared by the request. With tools declared, the tool_tag and

@@ -25,13 +25,11 @@ package chat
 //     the upstream's token-limit ending).
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/toolsieve/toolsieve"
-	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 )
 
 // ErrStreamedCall is what ends a stream whose call had started to go out
@@ -71,11 +69,7 @@ func (sc *streamedCall) closing() ([]byte, bool) {
 	if len(sc.args) <= 1 {
 		return nil, false
 	}
-	out, _, _, ok := jsonscan.Repair(sc.args) // a valid prefix is copied as it is, then closed
-	if !ok || !bytes.HasPrefix(out, sc.args) {
-		return nil, false
-	}
-	return out[len(sc.args):], true
+	return toolsieve.CloseJSON(sc.args)
 }
 
 // streamEvent handles the events of a streamed call; it reports false for

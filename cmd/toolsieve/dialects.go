@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve"
 )
 
 const dialectsUsage = `Usage: toolsieve dialects
@@ -29,7 +29,7 @@ func runDialects(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, name, dialectsUsage, fmt.Sprintf("unexpected arguments: %q", pos))
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	for _, d := range fsm.Dialects() {
+	for _, d := range toolsieve.DescribeDialects() {
 		needs := "-"
 		if d.NeedsTools {
 			needs = "tools"

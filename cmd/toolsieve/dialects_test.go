@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolsieve/toolsieve/fsm"
+	"github.com/toolsieve/toolsieve"
 )
 
 // TestDialectsCommand: one line per table entry, name first, then family,
@@ -17,8 +17,8 @@ func TestDialectsCommand(t *testing.T) {
 	code, stdout, stderr := runCmd(t, strings.NewReader(""), "dialects")
 	require.Equal(t, exitOK, code, stderr)
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	require.Len(t, lines, len(fsm.Dialects()))
-	for i, d := range fsm.Dialects() {
+	require.Len(t, lines, len(toolsieve.DescribeDialects()))
+	for i, d := range toolsieve.DescribeDialects() {
 		f := strings.Fields(lines[i])
 		require.GreaterOrEqual(t, len(f), 4, "line %q", lines[i])
 		assert.Equal(t, d.Name, f[0])
