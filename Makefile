@@ -47,8 +47,10 @@ bench:
 	$(GO) test ./bench -run '^$$' -bench . -benchtime $(BENCHTIME)
 	cd bench/peers && $(GO) test -run '^$$' -bench . -benchtime $(PEERS_BENCHTIME) -timeout 30m . | $(GO) run ./cmd/table
 
-# Runs every fuzz target of ./fuzz, and of module fuzz/sseoracle (the SSE
+# Runs every fuzz target of ./fuzz and ./fsm (the short paths against the
+# long way), and of module fuzz/sseoracle (the SSE
 # decoder against an independent decoder), for FUZZTIME each (fuzz/run.sh).
 fuzz:
 	GO=$(GO) bash fuzz/run.sh . ./fuzz $(FUZZTIME)
+	GO=$(GO) bash fuzz/run.sh . ./fsm $(FUZZTIME)
 	GO=$(GO) bash fuzz/run.sh fuzz/sseoracle . $(FUZZTIME) "sseoracle "

@@ -41,7 +41,7 @@ var jsonStringStop = func() (t [256]bool) {
 // may mean something (then m.plain is set again). The call cap is not hit
 // here: the bytes held by the lexer and p fit.
 func (m *Machine) writeJSONString(p []byte) bool {
-	if m.lv != lvJSON || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall {
+	if m.lv != lvJSON || !shortPaths || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall {
 		return false
 	}
 	if m.jlazy > 0 && !m.jopen && len(p) > 0 && p[len(p)-1] < utf8.RuneSelf && m.lex.Idle() && !hasAny(p, &jsonPlainStop) {

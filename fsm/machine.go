@@ -475,7 +475,7 @@ func (m *Machine) write(p []byte) {
 		}
 		return
 	}
-	if len(p) > 0 && !hasAny(p, &markerStart) && m.lex.Idle() && p[len(p)-1] < utf8.RuneSelf { // one text token: the lexer would return p whole
+	if shortPaths && len(p) > 0 && !hasAny(p, &markerStart) && m.lex.Idle() && p[len(p)-1] < utf8.RuneSelf { // one text token: the lexer would return p whole
 		off := m.lex.Offset()
 		m.watchLines()
 		m.lex.Skip(p)

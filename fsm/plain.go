@@ -46,7 +46,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if m.fresh && len(p) > 0 && !mayNameLine(p) {
 		m.fresh = false // the output's first line is no name line (probeline.go)
 	}
-	if !m.plain || len(p) == 0 {
+	if !m.plain || len(p) == 0 || !shortPaths {
 		return nil, 0, false
 	}
 	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
@@ -277,7 +277,7 @@ var valueStop = func() (t [256]bool) {
 // valuefast.go. The state does not change but where a token may mean
 // something (then m.plain is set again).
 func (m *Machine) writeValue(p []byte) bool {
-	if m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall { // the cap is not hit here
+	if !shortPaths || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall { // the cap is not hit here
 		return false
 	}
 	switch {
