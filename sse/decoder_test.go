@@ -561,14 +561,22 @@ func TestDecoderSliceReuse(t *testing.T) {
 	assert.Equal(t, "one\n1", string(evs[0].Data))
 	assert.Equal(t, "two\n2", string(evs[1].Data))
 	assert.Equal(t, "data: two\ndata: 2\n\n", string(evs[1].Raw))
-	evs, err = d.Feed([]byte("ee\ndata: 3\n\n"))
+	evs, err = d.Feed([]byte("ee\ndata: 3\n\ndata: fo"))
 	require.NoError(t, err)
 	require.Len(t, evs, 1)
 	assert.Equal(t, "three\n3", string(evs[0].Data))
 	assert.Equal(t, "data: three\ndata: 3\n\n", string(evs[0].Raw))
-	// Appending to a returned slice must not clobber the decoder's buffer.
-	_ = append(evs[0].Raw, "zzzz"...)
-	_ = append(evs[0].Data, "zzzz"...)
+	// Appending to a returned slice must not clobber the decoder's buffer,
+	// where the pending "data: fo" follows the event's bytes.
+	raw := append(evs[0].Raw, "zzzzzzzzzzzz"...)
+	data := append(evs[0].Data, "zzzzzzzzzzzz"...)
+	assert.Equal(t, "data: three\ndata: 3\n\nzzzzzzzzzzzz", string(raw))
+	assert.Equal(t, "three\n3zzzzzzzzzzzz", string(data))
+	evs, err = d.Feed([]byte("ur\n\n"))
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, "four", string(evs[0].Data))
+	assert.Equal(t, "data: four\n\n", string(evs[0].Raw))
 }
 
 func TestDecoderNoAllocs(t *testing.T) {

@@ -64,9 +64,35 @@ func TestRunTopLevel(t *testing.T) {
 	}
 }
 
+// usageCommands returns the names the usage text lists under "Commands:".
+func usageCommands(t *testing.T) []string {
+	_, section, ok := strings.Cut(usageText, "\nCommands:\n")
+	require.True(t, ok, "no Commands: section")
+	var names []string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "  ") {
+			break // the section ends at a blank or unindented line
+		}
+		names = append(names, strings.Fields(line)[0])
+	}
+	require.NotEmpty(t, names)
+	return names
+}
+
+// TestUsageListsOnlyExistingCommands: every command the usage text lists
+// runs (help is handled before the table).
 func TestUsageListsOnlyExistingCommands(t *testing.T) {
+	for _, name := range usageCommands(t) {
+		_, ok := commands[name]
+		assert.True(t, ok || name == "help", "usage lists %q, which is no command", name)
+	}
+}
+
+// TestUsageListsEveryCommand: every command is in the usage text.
+func TestUsageListsEveryCommand(t *testing.T) {
+	listed := usageCommands(t)
 	for name := range commands {
-		assert.Contains(t, usageText, "  "+name+" ")
+		assert.Contains(t, listed, name)
 	}
 }
 
