@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolsieve/toolsieve"
 	"github.com/toolsieve/toolsieve/chat"
@@ -38,7 +39,9 @@ func TestTransportRewrites(t *testing.T) {
 		return response(200, "text/event-stream", chattest.OpenAIStream([]string{content})), nil
 	})}
 	var notified []string
-	tr.Notify = func(r *http.Request, e *toolsieve.Event) { notified = append(notified, e.Type.String()) }
+	tr.Notify = func(r *http.Request, e *toolsieve.Event) {
+		notified = append(notified, e.Type.String()+" "+e.Name+" "+string(e.Arguments))
+	}
 	body := `{"model":"m","stream":true,"messages":[]}`
 	req, _ := http.NewRequest(http.MethodPost, "http://x/v1/chat/completions", strings.NewReader(body))
 	resp, err := tr.RoundTrip(req)
@@ -50,7 +53,12 @@ func TestTransportRewrites(t *testing.T) {
 	resp.Body.Close()
 	got := chattest.AccumulateOpenAI(t, out)
 	require.Len(t, got.Calls, 1)
-	require.Equal(t, []string{"tool_call"}, notified)
+	assert.Equal(t, "f", got.Calls[0].Name)
+	assert.JSONEq(t, `{"a": 1}`, got.Calls[0].Args)
+	assert.NotEmpty(t, got.Calls[0].ID)
+	assert.Equal(t, "Hi ", got.Text)
+	assert.Equal(t, "tool_calls", got.Finish)
+	require.Equal(t, []string{"tool_call f {\"a\":1}"}, notified)
 }
 
 func TestTransportLeavesAlone(t *testing.T) {
