@@ -52,7 +52,7 @@ func TestLoad(t *testing.T) {
 	env := newHardEnv(t, up, &Policy{}, nil)
 	tr := &http.Transport{MaxIdleConnsPerHost: streams, MaxIdleConns: 2 * streams}
 	t.Cleanup(tr.CloseIdleConnections)
-	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	client := &http.Client{Transport: tr, Timeout: 2 * time.Minute}
 	path, body := chatBody(chat.APIOpenAI, true, "x")
 
 	// run sends the streams at once to base and returns the durations of
@@ -122,7 +122,7 @@ func TestLoad(t *testing.T) {
 	require.Less(t, grew, uint64(128<<20), "heap grew by %d bytes", grew)
 	used, _ := env.p.mem.inUse()
 	require.Zero(t, used, "the budget was given back")
-	require.Less(t, elapsed, 20*time.Second)
+	require.Less(t, elapsed, 2*time.Minute, "a deadlock, not a slow machine: the load's speed is for benchmarks")
 	pct := func(ds []time.Duration, p float64) time.Duration {
 		slices.Sort(ds)
 		return ds[int(p*float64(len(ds)-1))]
@@ -135,7 +135,7 @@ func TestLoad(t *testing.T) {
 		pct(dFirst, .5), pct(pFirst, .5), pct(pFirst, .5)-pct(dFirst, .5), pct(dFirst, .99), pct(pFirst, .99), pct(pFirst, .99)-pct(dFirst, .99))
 	tr.CloseIdleConnections()
 	env.p.rt.(*http.Transport).CloseIdleConnections()
-	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= goroutines }, 5*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= goroutines }, 30*time.Second, 20*time.Millisecond,
 		"goroutines: %d after, %d before the measured runs", runtime.NumGoroutine(), goroutines)
 }
 

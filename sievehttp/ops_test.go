@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/toolsieve/toolsieve"
@@ -212,10 +211,25 @@ func TestMetricsOperations(t *testing.T) {
 // new upstream connection (the default transport keeps 2 per host).
 func TestUpstreamPoolReuse(t *testing.T) {
 	chattest.NoLeaks(t)
+	// Each stream of a burst waits, its head sent, until all 64 are open:
+	// the burst needs 64 connections at once.
+	var mu sync.Mutex
+	arrived := 0
+	gates := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
 	up := newScripted(t, func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		streamHead(w, false, "Hello")
-		time.Sleep(30 * time.Millisecond)
+		mu.Lock()
+		gate := gates[min(arrived/64, 1)]
+		if arrived++; arrived%64 == 0 {
+			close(gate)
+		}
+		mu.Unlock()
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
 		w.Write(textEvent(false, " there"))
 	})
 	env := newHardEnv(t, up, nil, nil)

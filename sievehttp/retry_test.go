@@ -122,6 +122,20 @@ func newPolEnv(t *testing.T, pol *Policy, script ...string) *polEnv {
 	return &polEnv{up: up, proxy: ps, metrics: p.Metrics, logs: logs, client: chattest.LoopbackClient(t, nil)}
 }
 
+// counted returns the retries the proxy counted and the requests it is
+// handling, for tests that wait for either.
+func (e *polEnv) counted() (retries uint64, inFlight int64) {
+	m := e.metrics
+	if !m.lock() {
+		return 0, 0
+	}
+	defer m.mu.Unlock()
+	for _, n := range m.retries {
+		retries += n
+	}
+	return retries, m.inFlight
+}
+
 // polAnswer is what the client got.
 type polAnswer struct {
 	resp *http.Response
@@ -351,6 +365,7 @@ func TestRetryClientCancel(t *testing.T) {
 		env.up.mu.Lock()
 		env.up.bodies = nil
 		env.up.mu.Unlock()
+		retries, _ := env.counted()
 		ctx, cancel := context.WithCancel(context.Background())
 		path, body := chatBody(chat.APIOpenAI, stream, "x")
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, env.proxy.URL+path, strings.NewReader(body))
@@ -363,17 +378,19 @@ func TestRetryClientCancel(t *testing.T) {
 			done <- err
 		}()
 		<-env.up.seen
-		time.Sleep(50 * time.Millisecond) // the proxy is in its backoff now
-		start := time.Now()
+		// The retry is counted just before the backoff (a minute) starts.
+		require.Eventually(t, func() bool { n, _ := env.counted(); return n > retries }, 30*time.Second, time.Millisecond,
+			"the proxy did not decide to retry")
 		cancel()
 		select {
 		case err := <-done:
 			require.ErrorIs(t, err, context.Canceled)
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second): // half the backoff
 			t.Fatal("the request did not end")
 		}
-		require.Less(t, time.Since(start), 2*time.Second)
-		time.Sleep(50 * time.Millisecond)
+		// Once the proxy's handler has returned, no request can follow.
+		require.Eventually(t, func() bool { _, n := env.counted(); return n == 0 }, 30*time.Second, time.Millisecond,
+			"the proxy's handler did not return")
 		require.Equal(t, 1, env.up.requests(), "no retry after the client left")
 	}
 }

@@ -25,6 +25,7 @@ import (
 type steppedUpstream struct {
 	pieces []string
 	step   chan struct{}
+	sync   chan struct{} // sends the comment ": sync", in order with the pieces
 }
 
 func (u *steppedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -33,12 +34,18 @@ func (u *steppedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	rc.Flush() // the headers: the proxy answers with its own
 	var buf []byte
-	for _, p := range u.pieces {
+	for i := 0; i < len(u.pieces); {
 		select {
 		case <-u.step:
+		case <-u.sync:
+			io.WriteString(w, ": sync\n\n")
+			rc.Flush()
+			continue
 		case <-r.Context().Done():
 			return
 		}
+		p := u.pieces[i]
+		i++
 		buf = sse.AppendEvent(buf[:0], "", []byte(chattest.OpenAIChunk(`{"content":`+chattest.Quote(p)+`}`, "")))
 		if _, err := w.Write(buf); err != nil {
 			return
@@ -52,13 +59,14 @@ func (u *steppedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // callWatch reads an OpenAI stream and reports when the first tool call's
 // name arrives, and its arguments so far.
 type callWatch struct {
-	named chan struct{} // closed when the name arrived
-	args  chan string   // the arguments so far, after each piece of them
-	done  chan []byte   // the whole stream
+	named  chan struct{} // closed when the name arrived
+	args   chan string   // the arguments so far, after each piece of them
+	synced chan struct{} // a value for each ": sync" comment, once what came before it was read
+	done   chan []byte   // the whole stream
 }
 
 func watchCalls(t *testing.T, body io.ReadCloser) *callWatch {
-	w := &callWatch{named: make(chan struct{}), args: make(chan string, 1024), done: make(chan []byte, 1)}
+	w := &callWatch{named: make(chan struct{}), args: make(chan string, 1024), synced: make(chan struct{}, 16), done: make(chan []byte, 1)}
 	go func() {
 		defer body.Close()
 		var all bytes.Buffer
@@ -71,6 +79,10 @@ func watchCalls(t *testing.T, body io.ReadCloser) *callWatch {
 			if err != nil {
 				w.done <- all.Bytes()
 				return
+			}
+			if bytes.HasPrefix(line, []byte(": sync")) {
+				w.synced <- struct{}{}
+				continue
 			}
 			data, ok := bytes.CutPrefix(line, []byte("data: "))
 			if !ok || !bytes.Contains(data, []byte(`"tool_calls"`)) {
@@ -126,7 +138,7 @@ func TestStreamedCallTimeToName(t *testing.T) {
 	pieces, file := chattest.WriteFilePieces()
 	off := false
 	for _, streamed := range []bool{true, false} {
-		up := &steppedUpstream{pieces: pieces, step: make(chan struct{})}
+		up := &steppedUpstream{pieces: pieces, step: make(chan struct{}), sync: make(chan struct{})}
 		us := httptest.NewServer(up)
 		u, _ := url.Parse(us.URL)
 		p := NewProxy(u, toolsieve.Options{})
@@ -148,7 +160,7 @@ func TestStreamedCallTimeToName(t *testing.T) {
 			send(1) // one more chunk
 			select {
 			case <-w.named:
-			case <-time.After(10 * time.Second):
+			case <-time.After(30 * time.Second):
 				t.Fatal("streamed: the name did not arrive within one chunk of its markup")
 			}
 			half := 3 + (len(pieces)-4)/2
@@ -158,14 +170,21 @@ func TestStreamedCallTimeToName(t *testing.T) {
 				select {
 				case a := <-w.args:
 					got = sentContent(a)
-				case <-time.After(10 * time.Second):
+				case <-time.After(30 * time.Second):
 					t.Fatalf("streamed: %d bytes of the file arrived after %d were written", got, (half-3)*200)
 				}
 			}
 			send(len(pieces) - half)
 		} else {
 			send(len(pieces) - 3) // all but the closers
-			time.Sleep(50 * time.Millisecond)
+			// The proxy passes a comment on in order: once the client has
+			// it, it has all the proxy made of the pieces before it.
+			up.sync <- struct{}{}
+			select {
+			case <-w.synced:
+			case <-time.After(30 * time.Second):
+				t.Fatal("not streamed: the sync comment did not arrive")
+			}
 			select {
 			case <-w.named:
 				t.Fatal("not streamed: the name arrived before the call was complete")
