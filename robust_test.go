@@ -611,7 +611,7 @@ func TestBadFuzzFindings(t *testing.T) {
 				if withTools {
 					opt.Tools = tools
 				}
-				robustAllWaysWithin(t, opt, []byte(c.in), 10*time.Second)
+				robustAllWaysWithin(t, opt, []byte(c.in), 2*time.Minute)
 			})
 		}
 	}

@@ -188,7 +188,7 @@ func TestProxyCommandClientTimeout(t *testing.T) {
 			} else { // a body that never comes whole
 				fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"model\":")
 			}
-			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			c.SetReadDeadline(time.Now().Add(time.Minute))
 			io.Copy(io.Discard, c) // until the proxy closes the connection
 			closed <- time.Since(start)
 		}()
@@ -199,7 +199,7 @@ func TestProxyCommandClientTimeout(t *testing.T) {
 	for d := range closed {
 		last = max(last, d)
 	}
-	assert.Less(t, last, 3*time.Second, "connections still open")
+	assert.Less(t, last, 30*time.Second, "connections still open (the timeout is 300ms; a loaded machine takes seconds at most)")
 	assert.Zero(t, requests.Load())
 	assert.Equal(t, exitOK, stop())
 }
