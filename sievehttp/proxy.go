@@ -90,10 +90,16 @@ type Proxy struct {
 	// ClientKeys, when set, are the keys every request but GET /healthz
 	// must present (see ClientKeys); without one it gets 401.
 	ClientKeys *ClientKeys
+	// ReadyTimeout bounds the wait for the upstreams' answers to the
+	// probes of GET /readyz (0: DefaultReadyTimeout); ReadyCache is how
+	// long their result is kept for the next probes (0:
+	// DefaultReadyCache; negative: not kept).
+	ReadyTimeout, ReadyCache time.Duration
 
-	once sync.Once
-	rt   http.RoundTripper
-	mem  *budget
+	once  sync.Once
+	rt    http.RoundTripper
+	mem   *budget
+	ready readiness
 }
 
 // MemoryHeld returns the bytes of the memory budget in use and the budget
@@ -134,13 +140,14 @@ func (p *Proxy) init() {
 
 // exchangeLog collects what one request did, for its log record.
 type exchangeLog struct {
-	api     chat.API
-	chat    bool
-	status  int
-	ex      *chatExchange
-	up      *watchedBody   // the upstream body of a request passed through
-	refused *ExchangeError // a request the proxy did not forward
-	err     error
+	api      chat.API
+	chat     bool
+	status   int
+	ex       *chatExchange
+	up       *watchedBody   // the upstream body of a request passed through
+	refused  *ExchangeError // a request the proxy did not forward
+	err      error
+	upstream string // the name of the upstream the request went to
 }
 
 // ServeHTTP implements http.Handler.
@@ -154,7 +161,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	clientStyle := clientKeyStyle(r.Header) // before admit takes a client key out
 	keyed := p.ClientKeys == nil || p.ClientKeys.admit(r.Header)
+	if get && r.URL.Path == "/readyz" {
+		p.serveReady(w, r, keyed)
+		return
+	}
 	if keyed && get && p.Metrics != nil && r.URL.Path == "/metrics" {
 		p.Metrics.ServeHTTP(w, r)
 		return
@@ -181,15 +193,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	base := p.rt
 	var transport http.RoundTripper
+	var set *Settings // the settings that route the request
 	if lg.chat {
 		ex, out, err := newChatExchange(r, lg.api, p.Options, p.Policy, p.Metrics,
-			exchangeLimits{maxBody: p.MaxRequestBytes, refuseBody: true, mem: p.mem})
+			exchangeLimits{maxBody: p.MaxRequestBytes, refuseBody: true, mem: p.mem, upstream: p.Upstream})
 		if err != nil {
 			p.refuse(sw, lg, err)
 			return
 		}
 		defer ex.release()
-		r, lg.ex = out, ex
+		r, lg.ex, set = out, ex, &ex.set
 		if len(ex.set.Refused) > 0 {
 			p.Metrics.headersRefused(ex.set.Refused)
 			p.logger().LogAttrs(r.Context(), slog.LevelDebug, "request headers would loosen the policy; ignored",
@@ -203,23 +216,34 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return resp, err
 		})
 	} else {
-		set, _ := p.Policy.Resolve("", nil)
+		out, model, release, err := p.peekModel(r)
+		if err != nil {
+			p.refuse(sw, lg, err)
+			return
+		}
+		defer release()
+		r = out
+		s, _ := p.Policy.resolve(model, nil, p.Upstream)
+		set = &s
 		transport = transportFunc(func(req *http.Request) (*http.Response, error) {
-			resp, up, err := sendWatched(req, base.RoundTrip, set.upstreamTimeouts(false))
+			resp, up, err := sendWatched(req, base.RoundTrip, s.upstreamTimeouts(false))
 			lg.up = up
 			return resp, err
 		})
 	}
+	rt, err := routeFor(set, p.Upstream)
+	if err != nil {
+		p.refuse(sw, lg, &ExchangeError{f: failInternal, Err: err})
+		return
+	}
+	lg.upstream = rt.name
 	rp := &httputil.ReverseProxy{
 		Transport: transport,
 		ErrorLog:  slog.NewLogLogger(p.logger().Handler(), slog.LevelWarn),
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(p.Upstream)
+			pr.SetURL(rt.target)
 			stripHeaders(pr.Out.Header)
-			if u := p.Upstream.User; u != nil && pr.Out.Header.Get("Authorization") == "" {
-				pw, _ := u.Password()
-				pr.Out.SetBasicAuth(u.Username(), pw)
-			}
+			rt.setCredentials(pr.Out.Header, clientStyle, errorAPI(pr.In.URL.Path))
 			if lg.chat {
 				// The rewriter reads the body: ask for it uncompressed
 				// (Go's transport then negotiates and decompresses).
@@ -344,6 +368,9 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 	level := slog.LevelInfo
 	if lg.chat {
 		attrs = append(attrs, slog.String("api", lg.api.String()))
+	}
+	if lg.upstream != "" && p.Policy.routes() {
+		attrs = append(attrs, slog.String("upstream", lg.upstream))
 	}
 	fail := lg.refused
 	if ex := lg.ex; ex != nil {

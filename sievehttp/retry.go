@@ -14,6 +14,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,6 +84,7 @@ type exchangeLimits struct {
 	maxBody    int64 // largest request body held (0: maxRequestBytes)
 	refuseBody bool  // a larger body is refused, not forwarded as it comes
 	mem        *budget
+	upstream   *url.URL // the proxy's Upstream, whose host may tell the family
 }
 
 // newChatExchange reads req's body and resolves its settings. It returns
@@ -98,7 +100,7 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 	if body == nil && out.Body != nil && out.Body != http.NoBody {
 		// Too large to hold: forwarded as it comes, once, without its
 		// tools, model rule or history cleaning.
-		set, err := pol.Resolve("", req.Header)
+		set, err := pol.resolve("", req.Header, lim.upstream)
 		if err != nil {
 			return nil, nil, &badHeaderError{err}
 		}
@@ -107,7 +109,7 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 		return x, out, nil
 	}
 	cr := chat.ReadRequest(body)
-	set, err := pol.Resolve(cr.Model, req.Header)
+	set, err := pol.resolve(cr.Model, req.Header, lim.upstream)
 	if err != nil {
 		x.release()
 		return nil, nil, &badHeaderError{err}
