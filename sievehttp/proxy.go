@@ -95,6 +95,10 @@ type Proxy struct {
 	// long their result is kept for the next probes (0:
 	// DefaultReadyCache; negative: not kept).
 	ReadyTimeout, ReadyCache time.Duration
+	// CaptureDir, when set, is where each chat exchange is saved: its
+	// request, the upstream's answer as received and the client's (see
+	// capture.go), for toolsieve rewrite --policy to replay.
+	CaptureDir string
 
 	once  sync.Once
 	rt    http.RoundTripper
@@ -136,6 +140,7 @@ func (p *Proxy) init() {
 	}
 	p.mem = newBudget(p.MemoryBudget)
 	p.Metrics.setBudget(p.mem)
+	p.Metrics.SetModels(p.Policy.ModelLabels())
 }
 
 // exchangeLog collects what one request did, for its log record.
@@ -148,6 +153,7 @@ type exchangeLog struct {
 	refused  *ExchangeError // a request the proxy did not forward
 	err      error
 	upstream string // the name of the upstream the request went to
+	label    string // the model label of the metrics
 }
 
 // ServeHTTP implements http.Handler.
@@ -194,6 +200,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	base := p.rt
 	var transport http.RoundTripper
 	var set *Settings // the settings that route the request
+	var capt *capture // the exchange's capture, when the proxy captures
 	if lg.chat {
 		ex, out, err := newChatExchange(r, lg.api, p.Options, p.Policy, p.Metrics,
 			exchangeLimits{maxBody: p.MaxRequestBytes, refuseBody: true, mem: p.mem, upstream: p.Upstream})
@@ -203,13 +210,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer ex.release()
 		r, lg.ex, set = out, ex, &ex.set
+		capt = p.newCapture(r, ex)
+		defer func() { capt.finish(sw.status, lg.upstream) }()
 		if len(ex.set.Refused) > 0 {
 			p.Metrics.headersRefused(ex.set.Refused)
 			p.logger().LogAttrs(r.Context(), slog.LevelDebug, "request headers would loosen the policy; ignored",
 				slog.String("path", r.URL.Path), slog.String("headers", strings.Join(ex.set.Refused, ",")))
 		}
 		transport = transportFunc(func(req *http.Request) (*http.Response, error) {
-			resp, err := ex.roundTrip(req, base.RoundTrip)
+			resp, err := ex.roundTrip(req, capt.roundTrip(base.RoundTrip))
 			if err == nil && isEventStream(resp.Header.Get("Content-Type")) {
 				resp.Body = &streamGuard{body: resp.Body, api: ex.api, ctx: req.Context()}
 			}
@@ -224,7 +233,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 		r = out
 		s, _ := p.Policy.resolve(model, nil, p.Upstream)
-		set = &s
+		set, lg.label = &s, p.Policy.ModelLabel(model, p.Upstream)
 		transport = transportFunc(func(req *http.Request) (*http.Response, error) {
 			resp, up, err := sendWatched(req, base.RoundTrip, s.upstreamTimeouts(false))
 			lg.up = up
@@ -252,6 +261,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			lg.status = resp.StatusCode
+			capt.response(resp)
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -357,12 +367,19 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 	if lg.chat {
 		apiLabel = lg.api.String()
 	}
-	p.Metrics.finished(apiLabel, status, d, sw.firstByte(start))
+	label := lg.label
+	if lg.ex != nil {
+		label = lg.ex.label
+	}
+	if label == "" {
+		label = LabelOther
+	}
+	p.Metrics.finished(apiLabel, label, status, d, sw.firstByte(start))
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
 		slog.Int("status", status),
-		slog.Duration("duration", d),
+		slog.Float64("duration_seconds", d.Seconds()),
 		slog.Int64("bytes", sw.bytes),
 	}
 	level := slog.LevelInfo

@@ -329,3 +329,7 @@ func (p *Proxy) peekModel(r *http.Request) (out *http.Request, model string, rel
 	}
 	return out, model, release, nil
 }
+
+// Redacted is the URL without user information or query, for logs and
+// --explain.
+func (u *UpstreamRule) Redacted() string { return redactRaw(u.URL) }
