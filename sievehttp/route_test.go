@@ -170,3 +170,36 @@ type readyAnswer struct {
 	Status    string           `json:"status"`
 	Upstreams []UpstreamHealth `json:"upstreams"`
 }
+
+// TestReasoningKeep: a rule with "reasoning": "keep" leaves <think> in
+// the content; others split it into the API's reasoning field.
+func TestReasoningKeep(t *testing.T) {
+	chattest.NoLeaks(t)
+	pol, err := ParsePolicy([]byte(`{"builtin": false, "rules": [{"model": "keep-*", "reasoning": "keep"}]}`))
+	require.NoError(t, err)
+	env := newPolEnv(t, pol, "<think>plan it</think>The answer.")
+	for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic} {
+		for _, stream := range []bool{false, true} {
+			got := env.sendAs(t, "keep-1", api, stream, "x")
+			require.Equal(t, "<think>plan it</think>The answer.", got.got.Text, "%s stream %v", api, stream)
+			require.Empty(t, got.got.Reasoning)
+			got = env.sendAs(t, "split-1", api, stream, "x")
+			require.Equal(t, "The answer.", got.got.Text, "%s stream %v", api, stream)
+			require.Equal(t, "plan it", got.got.Reasoning)
+		}
+	}
+}
+
+// TestPolicyExampleFile: the policy of deploy/compose.yaml is valid and
+// routes as its comments say.
+func TestPolicyExampleFile(t *testing.T) {
+	pol, err := LoadPolicy("../deploy/policy.example.json")
+	require.NoError(t, err)
+	s, err := pol.Resolve("claude-sonnet-4-5", nil)
+	require.NoError(t, err)
+	require.Equal(t, "https://api.deepseek.com/anthropic", s.Upstream.URL)
+	require.Contains(t, s.From, "builtin:deepseek")
+	s, _ = pol.Resolve("gpt-oss:20b", nil)
+	require.True(t, s.KeepReasoning)
+	require.Equal(t, "ollama", s.Upstream.DisplayName())
+}
