@@ -269,7 +269,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", p,
 		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "client_overrides", policy.ClientOverrides,
 		"metrics", *metrics, "memory_budget", int64(*memBudget), "memory_limit", limit, "memory_limit_from", fromEnv,
-		"upstream_basic_auth", up.User != nil)
+		"upstream_basic_auth", up.User != nil, "upstreams", upstreamList(policy), "capture", *capture)
 	if open {
 		logger.Warn("listening on an address other than loopback: anyone who can reach it can use the proxy",
 			"addr", ln.Addr().String(), "client_keys", keys.Len())

@@ -112,3 +112,16 @@ func reasoningName(keep bool) string {
 	}
 	return sievehttp.ReasoningSplit
 }
+
+// upstreamList names the policy's upstreams for the start-up log: name,
+// URL without credentials, where the key comes from (never the key).
+func upstreamList(pol *sievehttp.Policy) string {
+	var b strings.Builder
+	for i, u := range pol.Upstreams(nil) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s=%s (key: %s)", u.DisplayName(), u.Redacted(), u.KeySource())
+	}
+	return b.String()
+}
