@@ -164,7 +164,9 @@ func (c *capture) finish(status int, upstream string) {
 	if c == nil {
 		return
 	}
+	c.mu.Lock()
 	c.meta.Status, c.meta.Upstream, c.meta.Attempts = status, upstream, c.upN
+	c.mu.Unlock()
 	if f := c.create(".meta.json"); f != nil {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
