@@ -8,7 +8,15 @@ BENCHTIME ?= 1s
 # takes up to minutes and then runs once; the fast ones run about this long.
 PEERS_BENCHTIME ?= 1s
 
-.PHONY: all build test demo bench fuzz vet field exports
+# Release version: the closest tag, else the commit (dev outside git).
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# Static release binaries: the flags of the Dockerfile's build (CGO off).
+STATIC_FLAGS = -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$(VERSION)"
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+# docker or podman.
+CONTAINER ?= docker
+
+.PHONY: all build test demo bench fuzz vet field exports dist image
 
 all: build test
 
@@ -20,12 +28,35 @@ vet:
 	cd e2e && $(GO) vet ./...
 	cd fuzz/sseoracle && $(GO) vet ./...
 
-# The main module's tests, then the end-to-end tests with the client SDKs
-# (module e2e, so that importers of toolsieve never download the SDKs).
-test: vet
+# The main module's vet and tests first, then the end-to-end tests with the
+# client SDKs (module e2e, so that importers of toolsieve never download
+# the SDKs; compiling them takes minutes on a cold machine), then the SSE
+# oracle. Each long step says what it is doing before it starts.
+test:
+	@echo "== make test: go vet, main module"
+	$(GO) vet ./...
+	@echo "== make test: tests of the main module (a few minutes)"
 	$(GO) test -count=1 ./...
-	cd e2e && $(GO) test -count=1 ./...
-	cd fuzz/sseoracle && $(GO) test -count=1 ./...
+	@echo "== make test: module e2e: vet, then tests with the OpenAI and Anthropic SDKs (the first run downloads and compiles them: up to 15 minutes cold)"
+	cd e2e && $(GO) vet ./... && $(GO) test -count=1 ./...
+	@echo "== make test: module fuzz/sseoracle: vet and tests"
+	cd fuzz/sseoracle && $(GO) vet ./... && $(GO) test -count=1 ./...
+	@echo "== make test: passed"
+
+# dist: static binaries for every platform, named with the version, and
+# their SHA-256 sums, in dist/.
+dist:
+	@mkdir -p dist
+	@set -e; for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		out=dist/toolsieve-$(VERSION)-$$os-$$arch$$ext; echo "== dist: $$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build $(STATIC_FLAGS) -o $$out ./cmd/toolsieve; \
+	done
+	cd dist && sha256sum toolsieve-$(VERSION)-* > SHA256SUMS-$(VERSION)
+
+# image: the container image (Dockerfile), tagged with the version.
+image:
+	$(CONTAINER) build --build-arg VERSION=$(VERSION) -t toolsieve:$(VERSION) .
 
 demo:
 	$(GO) run ./cmd/toolsieve demo

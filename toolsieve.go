@@ -129,6 +129,12 @@ type Options struct {
 	// complete is followed by a runaway, or by its markup as text and an
 	// error event. See docs/contract.md, "Streamed calls".
 	StreamCalls bool
+	// KeepReasoning leaves reasoning markup (<think>...</think> and the
+	// dialects' reasoning blocks) in the text: what would be reasoning
+	// events come out as text events holding the markup as written, so
+	// that the chat rewriters keep it in the content instead of moving it
+	// to reasoning_content or a thinking block.
+	KeepReasoning bool
 }
 
 // Validate reports an error (matching fsm.ErrUnknownDialect) when
@@ -141,19 +147,20 @@ func (o *Options) Validate() error {
 // Parser is a push parser for one content stream. It is not safe for
 // concurrent use.
 type Parser struct {
-	m     *fsm.Machine
-	b     emitter.Builder
-	plain []Event // the result of a chunk of plain text (two text events)
-	err   error   // an invalid option, reported by the first Feed or Close
-	done  bool    // Close was called
-	slow  bool    // err or done: Feed may not take the fast path
+	keepReasoning bool // Options.KeepReasoning
+	m             *fsm.Machine
+	b             emitter.Builder
+	plain         []Event // the result of a chunk of plain text (two text events)
+	err           error   // an invalid option, reported by the first Feed or Close
+	done          bool    // Close was called
+	slow          bool    // err or done: Feed may not take the fast path
 }
 
 // NewParser returns a parser configured by opt. Options that do not
 // validate (an unknown dialect name) make the first Feed or Close return an
 // error event before any other; the parser then runs with the rest.
 func NewParser(opt Options) *Parser {
-	p := &Parser{err: opt.Validate()}
+	p := &Parser{err: opt.Validate(), keepReasoning: opt.KeepReasoning}
 	p.slow = p.err != nil
 	p.b.Tools = opt.Tools
 	p.b.IDPrefix = opt.IDPrefix
@@ -254,7 +261,7 @@ func (p *Parser) feed(chunk []byte) []Event {
 		p.reportErr()
 	}
 	p.m.Write(chunk)
-	return p.b.Events()
+	return p.events()
 }
 
 // Close ends the stream and returns the last events: held-back bytes, and
@@ -268,7 +275,27 @@ func (p *Parser) Close() []Event {
 	p.done, p.slow = true, true
 	p.reportErr()
 	p.m.Close()
-	return p.b.Events()
+	return p.events()
+}
+
+// events returns the builder's events, reasoning made text when the
+// options keep it: the markup it stood for, as written.
+func (p *Parser) events() []Event {
+	ev := p.b.Events()
+	if !p.keepReasoning {
+		return ev
+	}
+	out := ev[:0]
+	for _, e := range ev {
+		if e.Type == Reasoning {
+			if len(e.Raw) == 0 {
+				continue
+			}
+			e = Event{Type: Text, Text: e.Raw, Offset: e.Offset}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // Holding reports how many input bytes the parser holds back: a possible

@@ -158,7 +158,7 @@ func TestProxyClientKeys(t *testing.T) {
 	require.NoError(t, err)
 	b, _ := io.ReadAll(r.Body)
 	r.Body.Close()
-	require.Contains(t, string(b), `toolsieve_requests_total{api="openai",code="401"} 5`)
+	require.Contains(t, string(b), `toolsieve_requests_total{api="openai",model="other",code="401"} 5`)
 
 	logs := env.logs.String()
 	require.Contains(t, logs, "failure=unauthorized")

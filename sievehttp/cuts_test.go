@@ -257,7 +257,7 @@ func TestProxyCutRetried(t *testing.T) {
 	require.Empty(t, got.Errors)
 	require.Equal(t, "1", resp.Header.Get(HeaderRetriesOut))
 	require.Contains(t, env.logs.String(), "retry_reasons=truncated")
-	require.EqualValues(t, 1, env.scrape(t)[`toolsieve_retries_total{reason="truncated"}`])
+	require.EqualValues(t, 1, env.scrape(t)[`toolsieve_retries_total{reason="truncated",model="other"}`])
 }
 
 // TestProxyOneError: an upstream that sends its own error event and then

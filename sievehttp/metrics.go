@@ -28,7 +28,8 @@ type Metrics struct {
 	Version string
 
 	mu          sync.Mutex
-	requests    map[[2]string]uint64 // by api, code
+	models      []string             // the model labels, shown at zero from the start
+	requests    map[[3]string]uint64 // by api, model, code
 	inFlight    int64
 	durations   map[string]*histogram // by api
 	firstBytes  map[string]*histogram // by api
@@ -36,10 +37,10 @@ type Metrics struct {
 	hdrRefused  map[string]uint64     // by header
 	budgetOut   [2]uint64             // refused, unheld
 	mem         *budget
-	calls       map[string]uint64    // by dialect
+	calls       map[[2]string]uint64 // by dialect, model
 	repairs     map[[2]string]uint64 // by dialect, repair
-	runaways    map[string]uint64    // by reason
-	retries     map[string]uint64    // by reason
+	runaways    map[[2]string]uint64 // by reason, model
+	retries     map[[2]string]uint64 // by reason, model
 	exhausted   uint64
 	refused     uint64
 	truncated   uint64
@@ -60,10 +61,13 @@ func (m *Metrics) lock() bool {
 	}
 	m.mu.Lock()
 	if m.requests == nil { // the zero Metrics
-		m.requests, m.repairs = map[[2]string]uint64{}, map[[2]string]uint64{}
-		m.calls, m.runaways, m.retries = map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
+		m.requests, m.repairs = map[[3]string]uint64{}, map[[2]string]uint64{}
+		m.calls, m.runaways, m.retries = map[[2]string]uint64{}, map[[2]string]uint64{}, map[[2]string]uint64{}
 		m.durations, m.firstBytes = map[string]*histogram{}, map[string]*histogram{}
 		m.failures, m.hdrRefused = map[string]uint64{}, map[string]uint64{}
+		for _, a := range apiLabels { // every API's histograms from the start
+			m.durations[a], m.firstBytes[a] = &histogram{}, &histogram{}
+		}
 	}
 	return true
 }
@@ -77,12 +81,12 @@ func (m *Metrics) started() {
 }
 
 // finished counts a request of the proxy for api ("openai", "anthropic"
-// or "other") that ended with status code after d, its first byte written
-// after first (0: none).
-func (m *Metrics) finished(api string, code int, d, first time.Duration) {
+// or "other") and model label that ended with status code after d, its
+// first byte written after first (0: none).
+func (m *Metrics) finished(api, model string, code int, d, first time.Duration) {
 	if m.lock() {
 		m.inFlight--
-		m.requests[[2]string{api, strconv.Itoa(code)}]++
+		m.requests[[3]string{api, model, strconv.Itoa(code)}]++
 		observe(m.durations, api, d)
 		if first > 0 {
 			observe(m.firstBytes, api, first)
@@ -93,9 +97,9 @@ func (m *Metrics) finished(api string, code int, d, first time.Duration) {
 
 // roundTripped counts a request of a Transport, which sees no more than
 // its status (or the status its failure maps to).
-func (m *Metrics) roundTripped(api string, code int) {
+func (m *Metrics) roundTripped(api, model string, code int) {
 	if m.lock() {
-		m.requests[[2]string{api, strconv.Itoa(code)}]++
+		m.requests[[3]string{api, model, strconv.Itoa(code)}]++
 		m.mu.Unlock()
 	}
 }
@@ -144,9 +148,9 @@ func (m *Metrics) setBudget(b *budget) {
 }
 
 // call counts one call delivered as a native call.
-func (m *Metrics) call(dialect string, repairs []string) {
+func (m *Metrics) call(model, dialect string, repairs []string) {
 	if m.lock() {
-		m.calls[dialect]++
+		m.calls[[2]string{dialect, model}]++
 		for _, r := range repairs {
 			m.repairs[[2]string{dialect, r}]++
 		}
@@ -155,10 +159,10 @@ func (m *Metrics) call(dialect string, repairs []string) {
 }
 
 // answer counts what one upstream answer held (retried or delivered).
-func (m *Metrics) answer(st chat.RewriteStats, runaway string, cutBytes, saved int64) {
+func (m *Metrics) answer(model string, st chat.RewriteStats, runaway string, cutBytes, saved int64) {
 	if m.lock() {
 		if st.Runaway {
-			m.runaways[runaway]++
+			m.runaways[[2]string{runaway, model}]++
 			m.cutBytes += uint64(cutBytes)
 			m.savedTokens += uint64(saved)
 		}
@@ -169,9 +173,9 @@ func (m *Metrics) answer(st chat.RewriteStats, runaway string, cutBytes, saved i
 	}
 }
 
-func (m *Metrics) retry(reason string) {
+func (m *Metrics) retry(model, reason string) {
 	if m.lock() {
-		m.retries[reason]++
+		m.retries[[2]string{reason, model}]++
 		m.mu.Unlock()
 	}
 }
@@ -246,10 +250,9 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 		bi[0] = m.Version
 	}
 	sample("toolsieve_build_info", 1, "version", bi[0], "revision", bi[1], "goversion", bi[2])
-	family("toolsieve_requests_total", "counter", "Requests handled, by API (other: passed through unchanged) and HTTP status code (499: the client went away first).")
-	keys := slices.SortedFunc(maps.Keys(m.requests), compareKeys)
-	for _, k := range keys {
-		sample("toolsieve_requests_total", m.requests[k], "api", k[0], "code", k[1])
+	family("toolsieve_requests_total", "counter", "Requests handled, by API (other: passed through unchanged), model label (the policy rule's name, else the model family, else other) and HTTP status code (499: the client went away first).")
+	for _, k := range slices.SortedFunc(maps.Keys(m.zeroRequests()), compareKeys3) {
+		sample("toolsieve_requests_total", m.requests[k], "api", k[0], "model", k[1], "code", k[2])
 	}
 	family("toolsieve_requests_in_flight", "gauge", "Requests being handled by the proxy.")
 	sample("toolsieve_requests_in_flight", uint64(max(m.inFlight, 0)))
@@ -258,7 +261,7 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 	family("toolsieve_time_to_first_byte_seconds", "histogram", "Time from a request's arrival at the proxy to the first byte of its response (held streams included), by API.")
 	writeHistograms(w, "toolsieve_time_to_first_byte_seconds", m.firstBytes)
 	family("toolsieve_upstream_failures_total", "counter", "Exchanges that failed for a reason not the model's, by reason: header_timeout, idle_timeout, unreachable, reset, truncated, event_too_large, internal, streamed_call.")
-	byLabel("toolsieve_upstream_failures_total", "reason", m.failures)
+	byLabel("toolsieve_upstream_failures_total", "reason", m.failures, failureNames()...)
 	family("toolsieve_memory_budget_bytes", "gauge", "The memory budget for request bodies and held answers (0: unbounded).")
 	used, limit := m.mem.inUse()
 	sample("toolsieve_memory_budget_bytes", uint64(limit))
@@ -268,18 +271,17 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 	sample("toolsieve_memory_budget_exceeded_total", m.budgetOut[0], "action", "refused")
 	sample("toolsieve_memory_budget_exceeded_total", m.budgetOut[1], "action", "unheld")
 	family("toolsieve_request_headers_refused_total", "counter", "X-Toolsieve-* request headers ignored because they would have loosened the operator's policy, by header.")
-	byLabel("toolsieve_request_headers_refused_total", "header", m.hdrRefused)
-	family("toolsieve_recovered_calls_total", "counter", "Calls recovered from markup (or native calls whose markup arguments were converted, dialect native) and delivered to clients as native calls, by dialect.")
-	byLabel("toolsieve_recovered_calls_total", "dialect", m.calls)
+	byLabel("toolsieve_request_headers_refused_total", "header", m.hdrRefused, policyHeaders...)
+	family("toolsieve_recovered_calls_total", "counter", "Calls recovered from markup (or native calls whose markup arguments were converted, dialect native) and delivered to clients as native calls, by dialect and model label.")
+	m.byModel(sample, "toolsieve_recovered_calls_total", "dialect", m.calls, callDialects())
 	family("toolsieve_call_repairs_total", "counter", "Repairs carried by delivered calls, by dialect and repair (a call may carry several).")
-	keys = slices.SortedFunc(maps.Keys(m.repairs), compareKeys)
-	for _, k := range keys {
+	for _, k := range slices.SortedFunc(maps.Keys(zeroPairs(m.repairs, callDialects(), repairNames())), compareKeys) {
 		sample("toolsieve_call_repairs_total", m.repairs[k], "dialect", k[0], "repair", k[1])
 	}
-	family("toolsieve_runaways_total", "counter", "Upstream answers cut by a runaway (retried ones included), by reason.")
-	byLabel("toolsieve_runaways_total", "reason", m.runaways)
-	family("toolsieve_retries_total", "counter", "Requests re-issued upstream, by the signal that caused it.")
-	byLabel("toolsieve_retries_total", "reason", m.retries)
+	family("toolsieve_runaways_total", "counter", "Upstream answers cut by a runaway (retried ones included), by reason and model label.")
+	m.byModel(sample, "toolsieve_runaways_total", "reason", m.runaways, runawayReasons())
+	family("toolsieve_retries_total", "counter", "Requests re-issued upstream, by the signal that caused it and model label.")
+	m.byModel(sample, "toolsieve_retries_total", "reason", m.retries, retryReasons)
 	family("toolsieve_retries_exhausted_total", "counter", "Bad answers passed on because the retry budget was spent.")
 	sample("toolsieve_retries_exhausted_total", m.exhausted)
 	family("toolsieve_refused_calls_total", "counter", "Calls refused by strict mode (their markup went on as text), in every upstream answer.")
@@ -296,8 +298,8 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 	sample("toolsieve_history_calls_dropped_total", m.histDropped)
 	family("toolsieve_runaway_upstream_bytes_total", "counter", "Upstream response bytes read from answers cut by a runaway, up to the cut (what the loops cost before they were stopped).")
 	sample("toolsieve_runaway_upstream_bytes_total", m.cutBytes)
-	family("toolsieve_runaway_saved_tokens_estimate_total", "counter", "Estimate of the completion tokens not generated because streamed runaways were cut: the request's max_tokens minus the stream events read before the cut; requests without max_tokens count 0.")
-	sample("toolsieve_runaway_saved_tokens_estimate_total", m.savedTokens)
+	family("toolsieve_runaway_estimated_saved_tokens_total", "counter", "Estimate of the completion tokens not generated because streamed runaways were cut: the request's max_tokens minus the stream events read before the cut; requests without max_tokens count 0.")
+	sample("toolsieve_runaway_estimated_saved_tokens_total", m.savedTokens)
 	m.mu.Unlock()
 	err := w.Flush()
 	return cw.n, err

@@ -80,16 +80,16 @@ func TestMetricsCount(t *testing.T) {
 	m := scrape(t, env.client, env.proxy.URL)
 	require.Equal(t, 7, env.up.requests(), "/metrics is not forwarded")
 	for name, want := range map[string]int64{
-		`toolsieve_requests_total{api="openai",code="200"}`:                    4,
-		`toolsieve_requests_total{api="anthropic",code="200"}`:                 1,
-		`toolsieve_requests_total{api="other",code="200"}`:                     1,
+		`toolsieve_requests_total{api="openai",model="other",code="200"}`:      4,
+		`toolsieve_requests_total{api="anthropic",model="other",code="200"}`:   1,
+		`toolsieve_requests_total{api="other",model="other",code="200"}`:       1,
 		`toolsieve_request_duration_seconds_count{api="openai"}`:               4,
 		`toolsieve_time_to_first_byte_seconds_count{api="anthropic"}`:          1,
 		`toolsieve_requests_in_flight`:                                         0, // /metrics is not counted
-		`toolsieve_recovered_calls_total{dialect="dsml"}`:                      2, // requests 0 and 3; the loop in 4 passes no call on
+		`toolsieve_recovered_calls_total{dialect="dsml",model="other"}`:        2, // requests 0 and 3; the loop in 4 passes no call on
 		`toolsieve_refused_calls_total`:                                        1,
-		`toolsieve_runaways_total{reason="unclosed_openers"}`:                  2,
-		`toolsieve_retries_total{reason="runaway"}`:                            1,
+		`toolsieve_runaways_total{reason="unclosed_openers",model="other"}`:    2,
+		`toolsieve_retries_total{reason="runaway",model="other"}`:              1,
 		`toolsieve_retries_exhausted_total`:                                    0,
 		`toolsieve_history_messages_rewritten_total`:                           1,
 		`toolsieve_history_calls_total`:                                        0,
@@ -100,7 +100,7 @@ func TestMetricsCount(t *testing.T) {
 	}
 	require.Positive(t, m["toolsieve_unrecovered_markup_total"])
 	require.Positive(t, m["toolsieve_runaway_upstream_bytes_total"])
-	saved := m["toolsieve_runaway_saved_tokens_estimate_total"]
+	saved := m["toolsieve_runaway_estimated_saved_tokens_total"]
 	require.Positive(t, saved)
 	require.Less(t, saved, int64(1000), "max_tokens less the events read")
 }
@@ -120,12 +120,12 @@ func TestMetricsOff(t *testing.T) {
 
 func TestMetricsLabelEscaping(t *testing.T) {
 	m := &Metrics{}
-	m.call("a\"b\\c\nd", []string{"r"})
+	m.call("other", "a\"b\\c\nd", []string{"r"})
 	var b strings.Builder
 	m.WriteTo(&b)
-	require.Contains(t, b.String(), `toolsieve_recovered_calls_total{dialect="a\"b\\c\nd"} 1`)
+	require.Contains(t, b.String(), `toolsieve_recovered_calls_total{dialect="a\"b\\c\nd",model="other"} 1`)
 	var nilM *Metrics
-	nilM.call("x", nil) // a nil Metrics counts nothing
+	nilM.call("other", "x", nil) // a nil Metrics counts nothing
 	n, err := nilM.WriteTo(&b)
 	require.Zero(t, n)
 	require.NoError(t, err)

@@ -123,7 +123,7 @@ func TestErrorShapes(t *testing.T) {
 	require.Contains(t, logs.String(), "failure=unreachable")
 	m := scrape(t, client, srv.URL)
 	require.EqualValues(t, 4, m[`toolsieve_upstream_failures_total{reason="unreachable"}`])
-	require.EqualValues(t, 2, m[`toolsieve_requests_total{api="other",code="502"}`])
+	require.EqualValues(t, 2, m[`toolsieve_requests_total{api="other",model="other",code="502"}`])
 }
 
 // TestUpstreamBasicAuth: user information in the upstream URL is sent as
@@ -195,7 +195,7 @@ func TestMetricsOperations(t *testing.T) {
 		require.Contains(t, text, want)
 	}
 	m := scrape(t, env.client, env.proxy.URL)
-	require.EqualValues(t, 3, m[`toolsieve_requests_total{api="openai",code="200"}`])
+	require.EqualValues(t, 3, m[`toolsieve_requests_total{api="openai",model="other",code="200"}`])
 	// Buckets are cumulative and end at the count.
 	require.LessOrEqual(t, m[`toolsieve_request_duration_seconds_bucket{api="openai",le="0.005"}`], m[`toolsieve_request_duration_seconds_bucket{api="openai",le="600"}`])
 	env.proxy.Config.Handler.(*Proxy).Metrics.Version = "v9.9.9"

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"slices"
@@ -95,7 +96,21 @@ type Rule struct {
 	HeaderTimeoutMS   int `json:"header_timeout_ms,omitempty"`
 	IdleTimeoutMS     int `json:"idle_timeout_ms,omitempty"`
 	ResponseTimeoutMS int `json:"response_timeout_ms,omitempty"`
+	// Upstream is where the rule's requests go (see UpstreamRule); in
+	// Default, the upstream of requests no rule routes.
+	Upstream *UpstreamRule `json:"upstream,omitempty"`
+	// Reasoning is what becomes of reasoning markup in the content
+	// (<think>...</think>): ReasoningSplit (default) moves it to the API's
+	// reasoning field or thinking block, ReasoningKeep leaves it in the
+	// text as the model wrote it (Options.KeepReasoning).
+	Reasoning string `json:"reasoning,omitempty"`
 }
+
+// Reasoning settings (Rule.Reasoning).
+const (
+	ReasoningSplit = "split"
+	ReasoningKeep  = "keep"
+)
 
 // RunawayRule holds runaway thresholds (see RunawayLimits); 0 is unset.
 type RunawayRule struct {
@@ -264,6 +279,16 @@ func (r *Rule) validate() error {
 	if r.HeaderTimeoutMS < 0 || r.IdleTimeoutMS < 0 || r.ResponseTimeoutMS < 0 {
 		return errors.New("timeouts must not be negative")
 	}
+	if r.Upstream != nil {
+		if err := r.Upstream.validate(); err != nil {
+			return err
+		}
+	}
+	switch r.Reasoning {
+	case "", ReasoningSplit, ReasoningKeep:
+	default:
+		return fmt.Errorf("reasoning %q (want split or keep)", r.Reasoning)
+	}
 	return nil
 }
 
@@ -307,6 +332,12 @@ type Settings struct {
 	// server answers when the whole answer is ready), IdleTimeout the
 	// silence between two reads of a response body.
 	HeaderTimeout, IdleTimeout, ResponseTimeout time.Duration
+	// Upstream is where the request goes: the matching rule's upstream,
+	// else the default's; nil means the proxy's Upstream.
+	Upstream *UpstreamRule
+	// KeepReasoning leaves reasoning markup in the text (Rule.Reasoning
+	// "keep").
+	KeepReasoning bool
 	// From names the layers that set something, highest first, for logs:
 	// "header", a rule's name, "builtin:deepseek", "global" (Default).
 	From []string
@@ -379,12 +410,25 @@ func (s *Settings) apply(r *Rule) bool {
 			*f.dst, set = time.Duration(f.ms)*time.Millisecond, true
 		}
 	}
+	if r.Upstream != nil {
+		s.Upstream, set = r.Upstream, true
+	}
+	if r.Reasoning != "" {
+		s.KeepReasoning, set = r.Reasoning == ReasoningKeep, true
+	}
 	return set
 }
 
 // Resolve returns the settings for a request for model with headers h
 // (nil: none). It fails only on a bad header value.
 func (p *Policy) Resolve(model string, h http.Header) (Settings, error) {
+	return p.resolve(model, h, nil)
+}
+
+// resolve is Resolve for a proxy whose Upstream is fallback: its host
+// tells a family when neither the model name nor the policy's upstream
+// does.
+func (p *Policy) resolve(model string, h http.Header, fallback *url.URL) (Settings, error) {
 	s := Settings{CodeGuard: true, CleanHistory: p != nil}
 	streamSet := false
 	layer := func(r *Rule, name string) {
@@ -395,23 +439,12 @@ func (p *Policy) Resolve(model string, h http.Header) (Settings, error) {
 	}
 	if p != nil {
 		layer(&p.Default, "global")
-		if !p.NoBuiltin {
-			for i := range builtinRules {
-				if builtinRules[i].Match(model) {
-					layer(&builtinRules[i].Rule, "builtin:"+builtinRules[i].Name)
-					break
-				}
-			}
+		rule := p.match(model)
+		if fam, _ := p.family(model, rule, fallback); fam != nil {
+			layer(&fam.Rule, "builtin:"+fam.Name)
 		}
-		for i := range p.Rules {
-			if r := &p.Rules[i]; r.Match(model) {
-				name := r.Name
-				if name == "" {
-					name = "rule:" + r.Model
-				}
-				layer(&r.Rule, name)
-				break
-			}
+		if rule != nil {
+			layer(&rule.Rule, rule.layerName())
 		}
 	}
 	hr, err := headerRule(h)
@@ -430,6 +463,146 @@ func (p *Policy) Resolve(model string, h http.Header) (Settings, error) {
 	return s, nil
 }
 
+// LabelOther is the model label of requests that match no rule and no
+// family (and of requests whose model is not known).
+const LabelOther = "other"
+
+// Family returns the built-in family whose rule applies to model ("" for
+// none), and whether it was found by the upstream's host (a claude-* name
+// sent to DeepSeek's Anthropic endpoint) rather than by the model's name.
+// fallback is the proxy's Upstream, used when the policy names none.
+func (p *Policy) Family(model string, fallback *url.URL) (family string, byHost bool) {
+	if p == nil {
+		return "", false
+	}
+	fam, byHost := p.family(model, p.match(model), fallback)
+	if fam == nil {
+		return "", false
+	}
+	return fam.Name, byHost
+}
+
+// family returns the built-in rule for model (rule: the policy rule it
+// matches, if any): the first that matches its name, else the one of the
+// family its upstream's host serves; nil without built-ins.
+func (p *Policy) family(model string, rule *ModelRule, fallback *url.URL) (*ModelRule, bool) {
+	if p.NoBuiltin {
+		return nil, false
+	}
+	if fam := builtinFor(model); fam != nil {
+		return fam, false
+	}
+	up := p.Default.Upstream
+	if rule != nil && rule.Upstream != nil {
+		up = rule.Upstream
+	}
+	fam := builtinNamed(familyOfHost(upstreamHost(up, fallback)))
+	return fam, fam != nil
+}
+
+// ModelLabel returns the model label of a request for model in metrics:
+// the name of the first rule its model matches (its pattern when it has no
+// name), else its built-in family (by name or by upstream host), else
+// LabelOther. The labels are bounded by the policy, whatever names clients
+// send. fallback is as for Family.
+func (p *Policy) ModelLabel(model string, fallback *url.URL) string {
+	if p == nil {
+		return LabelOther
+	}
+	rule := p.match(model)
+	if rule != nil {
+		return rule.label()
+	}
+	if fam, _ := p.family(model, nil, fallback); fam != nil {
+		return fam.Name
+	}
+	return LabelOther
+}
+
+// ModelLabels returns every label ModelLabel can return, in a fixed order:
+// the rules' (each once), the built-in families' unless NoBuiltin, and
+// LabelOther.
+func (p *Policy) ModelLabels() []string {
+	var out []string
+	add := func(l string) {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	if p != nil {
+		for i := range p.Rules {
+			add(p.Rules[i].label())
+		}
+		if !p.NoBuiltin {
+			for i := range builtinRules {
+				add(builtinRules[i].Name)
+			}
+		}
+	}
+	add(LabelOther)
+	return out
+}
+
+// match returns the first rule whose pattern matches model, or nil.
+func (p *Policy) match(model string) *ModelRule {
+	for i := range p.Rules {
+		if p.Rules[i].Match(model) {
+			return &p.Rules[i]
+		}
+	}
+	return nil
+}
+
+// layerName names the rule in Settings.From.
+func (r *ModelRule) layerName() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return "rule:" + r.Model
+}
+
+// label is the rule's model label in metrics: its name, or its pattern.
+func (r *ModelRule) label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Model
+}
+
+// builtinFor returns the first built-in rule that matches model, or nil.
+func builtinFor(model string) *ModelRule {
+	for i := range builtinRules {
+		if builtinRules[i].Match(model) {
+			return &builtinRules[i]
+		}
+	}
+	return nil
+}
+
+// builtinNamed returns the first built-in rule of family name, or nil.
+func builtinNamed(name string) *ModelRule {
+	for i := range builtinRules {
+		if name != "" && builtinRules[i].Name == name {
+			return &builtinRules[i]
+		}
+	}
+	return nil
+}
+
+// upstreamHost is the host of up, or of fallback when up is nil.
+func upstreamHost(up *UpstreamRule, fallback *url.URL) string {
+	if up != nil {
+		if t, err := up.target(); err == nil {
+			return t.Host
+		}
+		return ""
+	}
+	if fallback != nil {
+		return fallback.Host
+	}
+	return ""
+}
+
 // options returns the parser options for s on top of base: the dialects,
 // code guard, call cap and runaway thresholds that s sets.
 func (s *Settings) options(base toolsieve.Options) toolsieve.Options {
@@ -441,6 +614,7 @@ func (s *Settings) options(base toolsieve.Options) toolsieve.Options {
 		o.MarkupInCode = true
 	}
 	o.StreamCalls = s.StreamCalls
+	o.KeepReasoning = s.KeepReasoning
 	if s.MaxCallBytes > 0 {
 		o.MaxCallBytes = s.MaxCallBytes
 	}

@@ -90,10 +90,20 @@ type Proxy struct {
 	// ClientKeys, when set, are the keys every request but GET /healthz
 	// must present (see ClientKeys); without one it gets 401.
 	ClientKeys *ClientKeys
+	// ReadyTimeout bounds the wait for the upstreams' answers to the
+	// probes of GET /readyz (0: DefaultReadyTimeout); ReadyCache is how
+	// long their result is kept for the next probes (0:
+	// DefaultReadyCache; negative: not kept).
+	ReadyTimeout, ReadyCache time.Duration
+	// CaptureDir, when set, is where each chat exchange is saved: its
+	// request, the upstream's answer as received and the client's (see
+	// capture.go), for toolsieve rewrite --policy to replay.
+	CaptureDir string
 
-	once sync.Once
-	rt   http.RoundTripper
-	mem  *budget
+	once  sync.Once
+	rt    http.RoundTripper
+	mem   *budget
+	ready readiness
 }
 
 // MemoryHeld returns the bytes of the memory budget in use and the budget
@@ -130,17 +140,20 @@ func (p *Proxy) init() {
 	}
 	p.mem = newBudget(p.MemoryBudget)
 	p.Metrics.setBudget(p.mem)
+	p.Metrics.SetModels(p.Policy.ModelLabels())
 }
 
 // exchangeLog collects what one request did, for its log record.
 type exchangeLog struct {
-	api     chat.API
-	chat    bool
-	status  int
-	ex      *chatExchange
-	up      *watchedBody   // the upstream body of a request passed through
-	refused *ExchangeError // a request the proxy did not forward
-	err     error
+	api      chat.API
+	chat     bool
+	status   int
+	ex       *chatExchange
+	up       *watchedBody   // the upstream body of a request passed through
+	refused  *ExchangeError // a request the proxy did not forward
+	err      error
+	upstream string // the name of the upstream the request went to
+	label    string // the model label of the metrics
 }
 
 // ServeHTTP implements http.Handler.
@@ -154,7 +167,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	clientStyle := clientKeyStyle(r.Header) // before admit takes a client key out
 	keyed := p.ClientKeys == nil || p.ClientKeys.admit(r.Header)
+	if get && r.URL.Path == "/readyz" {
+		p.serveReady(w, r, keyed)
+		return
+	}
 	if keyed && get && p.Metrics != nil && r.URL.Path == "/metrics" {
 		p.Metrics.ServeHTTP(w, r)
 		return
@@ -181,45 +199,60 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	base := p.rt
 	var transport http.RoundTripper
+	var set *Settings // the settings that route the request
+	var capt *capture // the exchange's capture, when the proxy captures
 	if lg.chat {
 		ex, out, err := newChatExchange(r, lg.api, p.Options, p.Policy, p.Metrics,
-			exchangeLimits{maxBody: p.MaxRequestBytes, refuseBody: true, mem: p.mem})
+			exchangeLimits{maxBody: p.MaxRequestBytes, refuseBody: true, mem: p.mem, upstream: p.Upstream})
 		if err != nil {
 			p.refuse(sw, lg, err)
 			return
 		}
 		defer ex.release()
-		r, lg.ex = out, ex
+		r, lg.ex, set = out, ex, &ex.set
+		capt = p.newCapture(r, ex)
+		defer func() { capt.finish(sw.status, lg.upstream) }()
 		if len(ex.set.Refused) > 0 {
 			p.Metrics.headersRefused(ex.set.Refused)
 			p.logger().LogAttrs(r.Context(), slog.LevelDebug, "request headers would loosen the policy; ignored",
 				slog.String("path", r.URL.Path), slog.String("headers", strings.Join(ex.set.Refused, ",")))
 		}
 		transport = transportFunc(func(req *http.Request) (*http.Response, error) {
-			resp, err := ex.roundTrip(req, base.RoundTrip)
+			resp, err := ex.roundTrip(req, capt.roundTrip(base.RoundTrip))
 			if err == nil && isEventStream(resp.Header.Get("Content-Type")) {
 				resp.Body = &streamGuard{body: resp.Body, api: ex.api, ctx: req.Context()}
 			}
 			return resp, err
 		})
 	} else {
-		set, _ := p.Policy.Resolve("", nil)
+		out, model, release, err := p.peekModel(r)
+		if err != nil {
+			p.refuse(sw, lg, err)
+			return
+		}
+		defer release()
+		r = out
+		s, _ := p.Policy.resolve(model, nil, p.Upstream)
+		set, lg.label = &s, p.Policy.ModelLabel(model, p.Upstream)
 		transport = transportFunc(func(req *http.Request) (*http.Response, error) {
-			resp, up, err := sendWatched(req, base.RoundTrip, set.upstreamTimeouts(false))
+			resp, up, err := sendWatched(req, base.RoundTrip, s.upstreamTimeouts(false))
 			lg.up = up
 			return resp, err
 		})
 	}
+	rt, err := routeFor(set, p.Upstream)
+	if err != nil {
+		p.refuse(sw, lg, &ExchangeError{f: failInternal, Err: err})
+		return
+	}
+	lg.upstream = rt.name
 	rp := &httputil.ReverseProxy{
 		Transport: transport,
 		ErrorLog:  slog.NewLogLogger(p.logger().Handler(), slog.LevelWarn),
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(p.Upstream)
+			pr.SetURL(rt.target)
 			stripHeaders(pr.Out.Header)
-			if u := p.Upstream.User; u != nil && pr.Out.Header.Get("Authorization") == "" {
-				pw, _ := u.Password()
-				pr.Out.SetBasicAuth(u.Username(), pw)
-			}
+			rt.setCredentials(pr.Out.Header, clientStyle, errorAPI(pr.In.URL.Path))
 			if lg.chat {
 				// The rewriter reads the body: ask for it uncompressed
 				// (Go's transport then negotiates and decompresses).
@@ -228,6 +261,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			lg.status = resp.StatusCode
+			capt.response(resp)
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -333,17 +367,27 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 	if lg.chat {
 		apiLabel = lg.api.String()
 	}
-	p.Metrics.finished(apiLabel, status, d, sw.firstByte(start))
+	label := lg.label
+	if lg.ex != nil {
+		label = lg.ex.label
+	}
+	if label == "" {
+		label = LabelOther
+	}
+	p.Metrics.finished(apiLabel, label, status, d, sw.firstByte(start))
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
 		slog.Int("status", status),
-		slog.Duration("duration", d),
+		slog.Float64("duration_seconds", d.Seconds()),
 		slog.Int64("bytes", sw.bytes),
 	}
 	level := slog.LevelInfo
 	if lg.chat {
 		attrs = append(attrs, slog.String("api", lg.api.String()))
+	}
+	if lg.upstream != "" && p.Policy.routes() {
+		attrs = append(attrs, slog.String("upstream", lg.upstream))
 	}
 	fail := lg.refused
 	if ex := lg.ex; ex != nil {

@@ -14,6 +14,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,7 +65,8 @@ type chatExchange struct {
 	stream    bool // the request asks for a stream
 	maxTokens int64
 	history   chat.HistoryResult
-	metrics   *Metrics
+	metrics   exchangeMetrics // counters labelled with the model label
+	label     string          // the model label (Policy.ModelLabel)
 	notify    func(*toolsieve.Event)
 	mem       *budget // held answers are reserved in it
 	bodyHold  hold    // the request body's share of the budget
@@ -83,6 +85,7 @@ type exchangeLimits struct {
 	maxBody    int64 // largest request body held (0: maxRequestBytes)
 	refuseBody bool  // a larger body is refused, not forwarded as it comes
 	mem        *budget
+	upstream   *url.URL // the proxy's Upstream, whose host may tell the family
 }
 
 // newChatExchange reads req's body and resolves its settings. It returns
@@ -90,7 +93,7 @@ type exchangeLimits struct {
 // so). Errors are a body that cannot be read, a *badHeaderError or an
 // *ExchangeError (body_too_large, memory_budget).
 func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, pol *Policy, m *Metrics, lim exchangeLimits) (*chatExchange, *http.Request, error) {
-	x := &chatExchange{api: api, policy: pol, metrics: m, mem: lim.mem, bodyHold: hold{b: lim.mem}}
+	x := &chatExchange{api: api, policy: pol, metrics: exchangeMetrics{Metrics: m}, mem: lim.mem, bodyHold: hold{b: lim.mem}}
 	out, body, err := holdBody(req, bodyLimits{max: lim.maxBody, refuse: lim.refuseBody, hold: &x.bodyHold})
 	if err != nil {
 		return nil, nil, err
@@ -98,22 +101,24 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 	if body == nil && out.Body != nil && out.Body != http.NoBody {
 		// Too large to hold: forwarded as it comes, once, without its
 		// tools, model rule or history cleaning.
-		set, err := pol.Resolve("", req.Header)
+		set, err := pol.resolve("", req.Header, lim.upstream)
 		if err != nil {
 			return nil, nil, &badHeaderError{err}
 		}
 		set.Retries, set.CleanHistory = 0, false
 		x.set, x.opt = set, set.options(base)
+		x.setLabel(pol.ModelLabel("", lim.upstream))
 		return x, out, nil
 	}
 	cr := chat.ReadRequest(body)
-	set, err := pol.Resolve(cr.Model, req.Header)
+	set, err := pol.resolve(cr.Model, req.Header, lim.upstream)
 	if err != nil {
 		x.release()
 		return nil, nil, &badHeaderError{err}
 	}
 	x.set, x.maxTokens, x.model, x.stream = set, cr.MaxTokens, cr.Model, requestsStream(body)
 	x.opt = set.options(base)
+	x.setLabel(pol.ModelLabel(cr.Model, lim.upstream))
 	if x.opt.Tools == nil {
 		x.opt.Tools = cr.Tools
 	}

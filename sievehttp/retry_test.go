@@ -287,9 +287,9 @@ func TestRetryExhausted(t *testing.T) {
 			}
 			var out strings.Builder
 			env.metrics.WriteTo(&out)
-			require.Contains(t, out.String(), `toolsieve_retries_total{reason="runaway"} 2`)
+			require.Contains(t, out.String(), `toolsieve_retries_total{reason="runaway",model="other"} 2`)
 			require.Contains(t, out.String(), "toolsieve_retries_exhausted_total 1")
-			require.Contains(t, out.String(), `toolsieve_runaways_total{reason="unclosed_openers"} 3`)
+			require.Contains(t, out.String(), `toolsieve_runaways_total{reason="unclosed_openers",model="other"} 3`)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func TestUpstreamHeaderTimeout(t *testing.T) {
 	require.EqualValues(t, 4, up.requests.Load(), "no retry of a timeout")
 	m := env.scrape(t)
 	require.EqualValues(t, 4, m[`toolsieve_upstream_failures_total{reason="header_timeout"}`])
-	require.EqualValues(t, 2, m[`toolsieve_requests_total{api="openai",code="504"}`])
+	require.EqualValues(t, 2, m[`toolsieve_requests_total{api="openai",model="other",code="504"}`])
 	require.Contains(t, env.logs.String(), "level=WARN msg=request method=POST path=/v1/messages status=504")
 	require.Contains(t, env.logs.String(), "failure=header_timeout")
 }

@@ -57,6 +57,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.once.Do(func() {
 			t.mem = newBudget(t.MemoryBudget)
 			t.Metrics.setBudget(t.mem)
+			t.Metrics.SetModels(t.Policy.ModelLabels())
 		})
 		return policyExchange(req, base.RoundTrip, t.Options, t.Policy, t.Metrics, t.mem, t.Notify)
 	}
@@ -85,7 +86,7 @@ func policyExchange(req *http.Request, next func(*http.Request) (*http.Response,
 	}
 	x, out, err := newChatExchange(req, api, opt, p, m, exchangeLimits{mem: mem})
 	if err != nil {
-		m.roundTripped(api.String(), failures[requestFailure(err).f].status)
+		m.roundTripped(api.String(), LabelOther, failures[requestFailure(err).f].status)
 		return nil, err
 	}
 	if notify != nil {
@@ -94,11 +95,11 @@ func policyExchange(req *http.Request, next func(*http.Request) (*http.Response,
 	resp, err := x.roundTrip(out, next)
 	switch {
 	case err == nil:
-		m.roundTripped(api.String(), resp.StatusCode)
+		m.roundTripped(api.String(), x.label, resp.StatusCode)
 	case req.Context().Err() != nil:
-		m.roundTripped(api.String(), statusClientGone)
+		m.roundTripped(api.String(), x.label, statusClientGone)
 	default:
-		m.roundTripped(api.String(), failures[asExchangeError(err, failUnreachable).f].status)
+		m.roundTripped(api.String(), x.label, failures[asExchangeError(err, failUnreachable).f].status)
 	}
 	return resp, err
 }

@@ -179,6 +179,9 @@ func explainPolicy(w, warn io.Writer, pol *sievehttp.Policy, model string, over 
 		"idle_timeout":     orDefault(s.IdleTimeout, sievehttp.DefaultIdleTimeout).String(),
 		"response_timeout": orDefault(s.ResponseTimeout, sievehttp.DefaultResponseTimeout).String(),
 		"client_overrides": pol.ClientOverrides,
+		"upstream":         explainUpstream(&s),
+		"model_label":      pol.ModelLabel(model, nil),
+		"reasoning":        reasoningName(s.KeepReasoning),
 	}
 	if s.MaxCallBytes > 0 {
 		out["max_call_bytes"] = s.MaxCallBytes

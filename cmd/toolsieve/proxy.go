@@ -24,12 +24,12 @@ import (
 	"github.com/toolsieve/toolsieve/sievehttp"
 )
 
-const proxyUsage = `Usage: toolsieve proxy --upstream URL [--listen ADDR] [--tools FILE] [--policy FILE]
+const proxyUsage = `Usage: toolsieve proxy --upstream URL [--upstream-key-file FILE] [--listen ADDR] [--tools FILE] [--policy FILE]
                        [--mode strict|lenient] [--retries N] [--hold-text] [--stream-calls] [--dialects LIST]
                        [--no-builtin] [--backoff D] [--header-timeout D] [--idle-timeout D]
                        [--response-timeout D] [--client-timeout D] [--memory-budget SIZE]
                        [--max-request-body SIZE] [--client-keys-file FILE] [--metrics]
-                       [--log-format text|json] [--log-level LEVEL]
+                       [--capture DIR] [--log-format text|json] [--log-level LEVEL]
        toolsieve proxy [--policy FILE] [policy flags] --explain MODEL
 
 Serves an OpenAI-compatible (and Anthropic-compatible) endpoint on ADDR and
@@ -61,8 +61,32 @@ refused call markup, an empty call block) is asked for again, with backoff,
 while nothing of it has reached the client. Assistant messages of the
 request that still hold tool markup are rewritten with native calls.
 
+Every flag but --explain can also be set by an environment variable,
+TOOLSIEVE_ and its name in upper case with underscores (TOOLSIEVE_UPSTREAM,
+TOOLSIEVE_POLICY, TOOLSIEVE_LISTEN, TOOLSIEVE_METRICS=true, ...); a flag on
+the command line wins over its variable. The upstream's API key is never a
+flag: TOOLSIEVE_UPSTREAM_KEY, or a file (--upstream-key-file,
+TOOLSIEVE_UPSTREAM_KEY_FILE). With a key the proxy replaces the client's
+Authorization or x-api-key with it; without one the client's are forwarded.
+
+Upstreams per model: a policy rule may name its own "upstream" (URL, and
+"key_env" the variable holding its key, or "key_file"); requests go to the
+upstream of the rule their model matches, others to --upstream (or the
+policy default's upstream). GET /readyz asks each upstream for /v1/models
+and answers 200 while one of them answers, 503 when none does.
+
 Flags:
-  --upstream URL        the API to forward to (required)
+  --upstream URL        the API to forward to (required, unless the policy's
+                        default names an upstream)
+  --upstream-key-file FILE
+                        a file holding the upstream's API key
+  --capture DIR         save each chat exchange in DIR: ID.request.json (the
+                        request body), ID.upstream (the upstream's answer as
+                        received), ID.response (what the client got),
+                        ID.meta.json (model, status, headers without
+                        credentials); replay one with toolsieve rewrite
+                        --policy FILE --model MODEL --tools ID.request.json
+                        ID.upstream
   --listen ADDR         address to serve on (default 127.0.0.1:8080)
   --tools FILE          declared tools to use for every request, instead of the
                         tools each request declares
@@ -105,7 +129,8 @@ Flags:
                         Compared in constant time, never logged
   --metrics             serve Prometheus metrics on GET /metrics
   --explain MODEL       print the settings a request for MODEL gets, and exit
-  --log-format FMT      text or json (default text), on standard error
+  --log-format FMT      text or json (default text), on standard error;
+                        durations are in seconds (duration_seconds)
   --log-level LEVEL     debug, info, warn or error (default info)
 
 Timeouts are Go durations (90s, 2m); sizes are bytes with an optional unit
@@ -140,10 +165,15 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	memBudget := sizeFlag(fs, "memory-budget", sievehttp.DefaultMemoryBudget)
 	maxBody := sizeFlag(fs, "max-request-body", sievehttp.DefaultMaxRequestBytes)
 	keysFile := fs.String("client-keys-file", "", "")
+	upKeyFile := fs.String("upstream-key-file", "", "")
+	capture := fs.String("capture", "", "")
 	pf := addPolicyFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(err, name, proxyUsage, stdout, stderr)
+	}
+	if err := flagsFromEnv(fs, os.LookupEnv); err != nil {
+		return usageError(stderr, name, proxyUsage, err.Error())
 	}
 	if len(pos) > 0 {
 		return usageError(stderr, name, proxyUsage, fmt.Sprintf("unexpected arguments: %q", pos))
@@ -153,6 +183,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, name, proxyUsage, err.Error())
 	}
 	over := pf.outrankedFlags(fs, policy)
+	up, upErr := defaultUpstream(policy, *upstream, *upKeyFile, os.LookupEnv)
 	if *pf.explain != "" {
 		if err := explainPolicy(stdout, stderr, policy, *pf.explain, over); err != nil {
 			fmt.Fprintf(stderr, "toolsieve proxy: %v\n", err)
@@ -160,12 +191,11 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	if *upstream == "" {
-		return usageError(stderr, name, proxyUsage, "--upstream is required")
+	if upErr != nil {
+		return usageError(stderr, name, proxyUsage, upErr.Error())
 	}
-	up, err := url.Parse(*upstream)
-	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
-		return usageError(stderr, name, proxyUsage, "bad --upstream value (want an http or https URL)")
+	if err := policy.LoadKeys(os.LookupEnv); err != nil {
+		return usageError(stderr, name, proxyUsage, err.Error())
 	}
 	if *clientTimeout <= 0 {
 		return usageError(stderr, name, proxyUsage, fmt.Sprintf("bad --client-timeout value %s (want more than 0)", *clientTimeout))
@@ -177,7 +207,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	open := !loopback(*listen)
-	if open && keys == nil && upstreamCredentials(up) {
+	if open && keys == nil && (upstreamCredentials(up) || policyKeys(policy)) {
 		return usageError(stderr, name, proxyUsage, fmt.Sprintf("--upstream holds credentials and --listen %s is not a loopback address: "+
 			"anyone who can reach it would use them; name the keys clients must present with --client-keys-file, or listen on 127.0.0.1", *listen))
 	}
@@ -212,6 +242,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	p.MemoryBudget, p.MaxRequestBytes = int64(*memBudget), int64(*maxBody)
 	p.ClientWriteTimeout = *clientTimeout
 	p.ClientKeys = keys
+	p.CaptureDir = *capture
 	if *metrics {
 		p.Metrics = sievehttp.NewMetrics()
 		p.Metrics.Version = versionString()
@@ -238,7 +269,7 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger.Info("proxy listening", "addr", ln.Addr().String(), "upstream", p,
 		"policy_rules", len(policy.Rules), "builtin", !policy.NoBuiltin, "client_overrides", policy.ClientOverrides,
 		"metrics", *metrics, "memory_budget", int64(*memBudget), "memory_limit", limit, "memory_limit_from", fromEnv,
-		"upstream_basic_auth", up.User != nil)
+		"upstream_basic_auth", up.User != nil, "upstreams", upstreamList(policy), "capture", *capture)
 	if open {
 		logger.Warn("listening on an address other than loopback: anyone who can reach it can use the proxy",
 			"addr", ln.Addr().String(), "client_keys", keys.Len())

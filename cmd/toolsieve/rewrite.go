@@ -11,7 +11,7 @@ import (
 	"github.com/toolsieve/toolsieve/sievehttp"
 )
 
-const rewriteUsage = `Usage: toolsieve rewrite [--api openai|anthropic|responses|auto] [--tools FILE] [--policy FILE] [--quiet] [FILE]
+const rewriteUsage = `Usage: toolsieve rewrite [--api openai|anthropic|responses|auto] [--tools FILE] [--policy FILE [--model M]] [--quiet] [FILE]
 
 Reads a chat response (an SSE stream, or a whole JSON response) from FILE or
 standard input and writes it back with the tool calls the model wrote as
@@ -37,6 +37,9 @@ Flags:
                  and the runaway thresholds. Retries, hold_text and
                  clean_history do not: there is no upstream to ask again,
                  no client waiting and no request.
+  --model MODEL  with --policy: the model the request named (its rule and
+                 upstream decide), instead of the capture's; for a capture
+                 of the proxy (--capture), the "model" of ID.meta.json
   --quiet        print neither the summary nor the notes (warnings are
                  still printed)
 
@@ -55,6 +58,7 @@ func runRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	apiName := fs.String("api", "auto", "")
 	toolsFile := fs.String("tools", "", "")
 	policyFile := fs.String("policy", "", "")
+	model := fs.String("model", "", "")
 	quiet := fs.Bool("quiet", false, "")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -119,6 +123,9 @@ func runRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "toolsieve rewrite: reading input: %v\n", err)
 			return exitIO
+		}
+		if *model != "" {
+			c.model = *model
 		}
 		set, _ := pol.Resolve(c.model, nil) // no headers: cannot fail
 		note("%s", describeReplay(c, &set))
