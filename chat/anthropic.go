@@ -246,7 +246,9 @@ func (s *anStream) blockStart(ev *sse.Event, data []byte) {
 	s.bms = s.bms[:0]
 	if has {
 		if s.bms, ok = s.w.ix.Members(data, cb.Start, s.bms[:0]); ok {
-			if m, has := jsonspan.Lookup(data, s.bms, "type"); has && string(jsonspan.StringBody(data, m)) == "text" {
+			m, has := jsonspan.Lookup(data, s.bms, "type")
+			s.w.noteNative(jsonspan.StringBody(data, m))
+			if has && string(jsonspan.StringBody(data, m)) == "text" {
 				b.text = true
 				if tm, has := jsonspan.Lookup(data, s.bms, "text"); has && jsonspan.IsString(data, tm) && tm.End-tm.Start > 2 {
 					initial = jsonspan.AppendUnquoted(nil, data[tm.Start:tm.End])
@@ -764,6 +766,7 @@ func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 			continue
 		}
 		tm, has := jsonspan.Lookup(doc, bms, "type")
+		w.noteNative(jsonspan.StringBody(doc, tm))
 		if !has || string(jsonspan.StringBody(doc, tm)) != "text" {
 			continue
 		}

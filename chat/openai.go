@@ -259,6 +259,7 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 		}
 		if m, has := jsonspan.Lookup(data, s.dms, "tool_calls"); has && !jsonspan.IsNull(data, m) {
 			toolsM = m
+			s.w.stats.UpstreamCalls = true
 		}
 	}
 	fm, hasFinish := jsonspan.Lookup(data, s.cms, "finish_reason")
@@ -624,6 +625,7 @@ func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 		var tels []jsonspan.Span
 		if hasTools {
 			tels, _ = jsonspan.Elems(doc, tm.Start, nil)
+			w.stats.UpstreamCalls = w.stats.UpstreamCalls || len(tels) > 0
 			for _, te := range tels {
 				edits = w.nativeDocCall(doc, te, edits)
 			}

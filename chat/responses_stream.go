@@ -331,6 +331,7 @@ func (s *rsStream) itemAdded(ev *sse.Event, data []byte) {
 	s.order = append(s.order, it)
 	ims, _ := s.w.ix.Members(data, im.Start, nil)
 	tm, _ := jsonspan.Lookup(data, ims, "type")
+	s.w.noteNative(jsonspan.StringBody(data, tm))
 	if string(jsonspan.StringBody(data, tm)) == "message" {
 		it.msg = true
 		if m, ok := jsonspan.Lookup(data, ims, "id"); ok {

@@ -1,7 +1,6 @@
 package emitter
 
 import (
-
 	"github.com/toolsieve/toolsieve/fsm"
 	"github.com/toolsieve/toolsieve/internal/jsonspan"
 	"github.com/toolsieve/toolsieve/internal/schema"

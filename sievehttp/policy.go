@@ -89,6 +89,9 @@ type Rule struct {
 	CleanHistory *bool `json:"clean_history,omitempty"`
 	// MaxCallBytes caps one call's bytes (Options.MaxCallBytes).
 	MaxCallBytes int `json:"max_call_bytes,omitempty"`
+	// IDFormat is the format of call ids the provider accepts: "mistral"
+	// (nine alphanumerics) or a prefix (see toolchoice.go).
+	IDFormat string `json:"id_format,omitempty"`
 	// Runaway thresholds; zero fields are left to the layer below.
 	Runaway *RunawayRule `json:"runaway,omitempty"`
 	// Upstream timeouts in milliseconds (see Settings); 0 is unset.
@@ -264,6 +267,9 @@ func (r *Rule) validate() error {
 	if r.HeaderTimeoutMS < 0 || r.IdleTimeoutMS < 0 || r.ResponseTimeoutMS < 0 {
 		return errors.New("timeouts must not be negative")
 	}
+	if err := validIDFormat(r.IDFormat); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -300,6 +306,7 @@ type Settings struct {
 	CodeGuard    bool
 	CleanHistory bool
 	MaxCallBytes int
+	IDFormat     string // "", "mistral" or a prefix
 	Runaway      toolsieve.RunawayLimits
 	// Upstream timeouts; 0 means the default (DefaultHeaderTimeout, ...).
 	// HeaderTimeout bounds the wait for the response headers of a
@@ -353,6 +360,9 @@ func (s *Settings) apply(r *Rule) bool {
 	}
 	if r.MaxCallBytes > 0 {
 		s.MaxCallBytes, set = r.MaxCallBytes, true
+	}
+	if r.IDFormat != "" {
+		s.IDFormat, set = r.IDFormat, true
 	}
 	if rr := r.Runaway; rr != nil {
 		for _, f := range [...]struct {
@@ -444,6 +454,7 @@ func (s *Settings) options(base toolsieve.Options) toolsieve.Options {
 	if s.MaxCallBytes > 0 {
 		o.MaxCallBytes = s.MaxCallBytes
 	}
+	s.idOptions(&o)
 	if s.Strict {
 		o.Strict = &toolsieve.Strict{Allow: toolsieve.RepairMarkerVariant}
 		if s.AllowRepairs != nil {

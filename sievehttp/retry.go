@@ -55,19 +55,21 @@ func (e *badHeaderError) Unwrap() error { return e.Err }
 
 // chatExchange is one chat request under a policy, and what happened to it.
 type chatExchange struct {
-	api       chat.API
-	policy    *Policy
-	set       Settings
-	opt       toolsieve.Options
-	body      []byte // sent upstream on every attempt; nil when too large to hold
-	model     string
-	stream    bool // the request asks for a stream
-	maxTokens int64
-	history   chat.HistoryResult
-	metrics   *Metrics
-	notify    func(*toolsieve.Event)
-	mem       *budget // held answers are reserved in it
-	bodyHold  hold    // the request body's share of the budget
+	api        chat.API
+	policy     *Policy
+	set        Settings
+	opt        toolsieve.Options
+	body       []byte // sent upstream on every attempt; nil when too large to hold
+	model      string
+	stream     bool // the request asks for a stream
+	maxTokens  int64
+	history    chat.HistoryResult
+	choice     chat.ToolChoice // the request's tool_choice
+	historyIDs int             // history call ids rewritten to the id_format
+	metrics    *Metrics
+	notify     func(*toolsieve.Event)
+	mem        *budget // held answers are reserved in it
+	bodyHold   hold    // the request body's share of the budget
 
 	attempts int                 // upstream requests made
 	reasons  []string            // why each retry was made
@@ -121,6 +123,8 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 		body, x.history = chat.CleanHistory(body, api, x.opt)
 		m.history(x.history)
 	}
+	body = x.formatHistory(body)
+	x.opt, x.choice = choiceOptions(x.opt, cr), cr.ToolChoice
 	if body == nil {
 		body = []byte{}
 	}
@@ -307,12 +311,14 @@ type attempt struct {
 	live      bool
 	runaway   string // the runaway's reason
 	finished  bool
+	choice    choiceTally
 }
 
 func (a *attempt) event(e *toolsieve.Event) {
 	if e.Type == toolsieve.Runaway {
 		a.runaway = e.Reason.String()
 	}
+	a.choice.see(&a.x.choice, e)
 	if a.live {
 		a.x.deliverEvent(e)
 	} else {
@@ -413,6 +419,8 @@ func (a *attempt) badReason() string {
 		return retryUnrecovered
 	case st.EmptyBlocks > 0 && st.Calls+st.Native == 0:
 		return retryEmptyBlock
+	case a.choiceUnmet():
+		return retryToolChoice
 	}
 	return ""
 }
@@ -435,7 +443,8 @@ func (a *attempt) deliver(ctx context.Context) *http.Response {
 			resp.Header.Set("Content-Length", strconv.Itoa(len(a.buf)))
 		}
 	} else {
-		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil, HeaderTruncated: nil}
+		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil, HeaderTruncated: nil,
+			HeaderToolChoice: nil, HeaderDropped: nil}
 	}
 	resp.Body = &answerBody{a: a}
 	return resp
@@ -456,6 +465,7 @@ func (a *attempt) signals(h http.Header) {
 	if st.Truncated > 0 {
 		h.Set(HeaderTruncated, strconv.Itoa(st.Truncated))
 	}
+	a.choiceSignals(h)
 }
 
 // isTimeout reports an upstream timeout.
@@ -479,6 +489,9 @@ func (a *attempt) finish(delivered bool) {
 	x.metrics.answer(st, a.runaway, a.cnt.n, saved)
 	if delivered && x.set.Retries > 0 && a.n >= x.set.Retries && a.badReason() != "" {
 		x.metrics.retriesExhausted()
+	}
+	if delivered {
+		x.metrics.choiceDelivered(x.choice.Mode, a.choiceUnmet(), st.Dropped)
 	}
 	a.rw.Close()
 	a.hold.free()
