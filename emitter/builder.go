@@ -138,7 +138,7 @@ func (b *Builder) Call(c *fsm.Call) {
 		if !ok {
 			off := b.off
 			b.Text(c.Raw)
-			b.events = append(b.events, Event{Type: Error, Offset: off, Reason: fsm.ErrorUndeclaredTool,
+			b.events = append(b.events, Event{Type: Error, Offset: off, Reason: fsm.ErrorUndeclaredTool, Name: name,
 				Message: "call to undeclared tool " + strconv.Quote(name) + " (" + c.Dialect + ") kept as text"})
 			return
 		}

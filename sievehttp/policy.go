@@ -92,6 +92,9 @@ type Rule struct {
 	// IDFormat is the format of call ids the provider accepts: "mistral"
 	// (nine alphanumerics) or a prefix (see toolchoice.go).
 	IDFormat string `json:"id_format,omitempty"`
+	// RetryFeedback makes a retry's request carry the failed answer and
+	// a message that names what was wrong with it (see feedback.go).
+	RetryFeedback *bool `json:"retry_feedback,omitempty"`
 	// Runaway thresholds; zero fields are left to the layer below.
 	Runaway *RunawayRule `json:"runaway,omitempty"`
 	// Upstream timeouts in milliseconds (see Settings); 0 is unset.
@@ -165,16 +168,20 @@ type Policy struct {
 	// further one up to MaxBackoff (0: the defaults).
 	Backoff    time.Duration
 	MaxBackoff time.Duration
+	// Feedback replaces the texts of retry feedback messages, by kind
+	// (FeedbackKinds; see feedback.go).
+	Feedback map[string]string
 }
 
 // policyFile is the JSON form of a Policy.
 type policyFile struct {
-	Default         Rule        `json:"default"`
-	Rules           []ModelRule `json:"rules"`
-	Builtin         *bool       `json:"builtin"`
-	ClientOverrides bool        `json:"client_overrides"`
-	BackoffMS       *int        `json:"backoff_ms"`
-	MaxBackoffMS    *int        `json:"max_backoff_ms"`
+	Default         Rule              `json:"default"`
+	Rules           []ModelRule       `json:"rules"`
+	Builtin         *bool             `json:"builtin"`
+	ClientOverrides bool              `json:"client_overrides"`
+	BackoffMS       *int              `json:"backoff_ms"`
+	MaxBackoffMS    *int              `json:"max_backoff_ms"`
+	Feedback        map[string]string `json:"feedback_messages"`
 }
 
 // ParsePolicy reads a policy from JSON (see docs/policy.md). Unknown
@@ -190,7 +197,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	if dec.More() {
 		return nil, errors.New("policy: data after the JSON object")
 	}
-	p := &Policy{Default: f.Default, Rules: f.Rules, NoBuiltin: f.Builtin != nil && !*f.Builtin, ClientOverrides: f.ClientOverrides}
+	p := &Policy{Default: f.Default, Rules: f.Rules, NoBuiltin: f.Builtin != nil && !*f.Builtin, ClientOverrides: f.ClientOverrides, Feedback: f.Feedback}
 	if f.BackoffMS != nil {
 		if *f.BackoffMS < 0 {
 			return nil, errors.New("policy: backoff_ms must not be negative")
@@ -225,6 +232,9 @@ func (p *Policy) Validate() error {
 	}
 	if err := p.Default.validate(); err != nil {
 		return fmt.Errorf("policy: default: %w", err)
+	}
+	if err := validFeedback(p.Feedback); err != nil {
+		return fmt.Errorf("policy: feedback_messages: %w", err)
 	}
 	for i := range p.Rules {
 		r := &p.Rules[i]
@@ -307,7 +317,9 @@ type Settings struct {
 	CleanHistory bool
 	MaxCallBytes int
 	IDFormat     string // "", "mistral" or a prefix
-	Runaway      toolsieve.RunawayLimits
+	// RetryFeedback: a retry tells the model what was wrong.
+	RetryFeedback bool
+	Runaway       toolsieve.RunawayLimits
 	// Upstream timeouts; 0 means the default (DefaultHeaderTimeout, ...).
 	// HeaderTimeout bounds the wait for the response headers of a
 	// streamed request, ResponseTimeout that of any other request (its
@@ -363,6 +375,9 @@ func (s *Settings) apply(r *Rule) bool {
 	}
 	if r.IDFormat != "" {
 		s.IDFormat, set = r.IDFormat, true
+	}
+	if r.RetryFeedback != nil {
+		s.RetryFeedback, set = *r.RetryFeedback, true
 	}
 	if rr := r.Runaway; rr != nil {
 		for _, f := range [...]struct {

@@ -66,6 +66,8 @@ type chatExchange struct {
 	history    chat.HistoryResult
 	choice     chat.ToolChoice // the request's tool_choice
 	historyIDs int             // history call ids rewritten to the id_format
+	retryBody  []byte          // the body of the next retry, with feedback (feedback.go)
+	feedbacks  int             // retries sent with feedback
 	metrics    *Metrics
 	notify     func(*toolsieve.Event)
 	mem        *budget // held answers are reserved in it
@@ -188,7 +190,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		out := req.Clone(ctx)
 		stripHeaders(out.Header)
 		if x.body != nil {
-			setBody(out, x.body)
+			setBody(out, x.sendBody())
 		}
 		x.attempts++
 		resp, up, err := sendWatched(out, next, x.set.upstreamTimeouts(x.stream))
@@ -196,8 +198,9 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			return nil, x.fail(ctx, err, false, nil)
 		}
 		cnt := &countingBody{ReadCloser: resp.Body, st: 1}
+		var tee *teeBody
 		if resp.Body != nil && resp.Body != http.NoBody {
-			resp.Body = cnt
+			resp.Body, tee = x.capture(cnt, n < x.set.Retries && x.body != nil)
 		}
 		rw := RewriteResponse(resp, x.api, x.opt)
 		if rw == nil { // an error status or a body that is not rewritten
@@ -206,7 +209,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			return resp, nil
 		}
 		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt, up: up, hold: hold{b: x.mem}, rwHold: hold{b: x.mem},
-			stream: isEventStream(resp.Header.Get("Content-Type"))}
+			stream: isEventStream(resp.Header.Get("Content-Type")), tee: tee}
 		if !a.stream {
 			up.held, up.perByte = &a.hold, docPeak // a whole answer is held by the rewriter as it is read
 		}
@@ -236,6 +239,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		if reason := a.badReason(); reason != "" && canRetry && a.done {
 			x.reasons = append(x.reasons, reason)
 			x.metrics.retry(reason)
+			x.feedback(a, reason)
 			a.finish(false)
 			if err := sleepCtx(ctx, x.policy.backoff(n)); err != nil {
 				return nil, err
@@ -312,6 +316,7 @@ type attempt struct {
 	runaway   string // the runaway's reason
 	finished  bool
 	choice    choiceTally
+	tee       *teeBody // the answer's first bytes, for feedback
 }
 
 func (a *attempt) event(e *toolsieve.Event) {

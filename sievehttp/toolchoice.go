@@ -192,6 +192,9 @@ func (a *attempt) choiceAttrs() []slog.Attr {
 	if n := a.x.historyIDs; n > 0 {
 		attrs = append(attrs, slog.Int("history_ids", n))
 	}
+	if n := a.x.feedbacks; n > 0 {
+		attrs = append(attrs, slog.Int("retry_feedback", n))
+	}
 	return attrs
 }
 
@@ -199,6 +202,8 @@ func (a *attempt) choiceAttrs() []slog.Attr {
 type choiceCounters struct {
 	unmet   map[string]uint64 // answers delivered unmet, by tool_choice mode
 	dropped uint64            // calls dropped
+	// feedback counts feedback retries by message kind (feedback.go).
+	feedback map[string]uint64
 }
 
 // choiceDelivered counts the answer delivered.
@@ -222,4 +227,6 @@ func (m *Metrics) writeChoice(family func(name, typ, help string), byLabel func(
 	byLabel("toolsieve_tool_choice_unmet_total", "tool_choice", m.choice.unmet, "required", "tool")
 	family("toolsieve_parallel_calls_dropped_total", "counter", "Calls not passed on because the request turned parallel calls off (parallel_tool_calls false, disable_parallel_tool_use).")
 	sample("toolsieve_parallel_calls_dropped_total", m.choice.dropped)
+	family("toolsieve_retry_feedback_total", "counter", "Feedback messages sent with retries (retry_feedback), by kind.")
+	byLabel("toolsieve_retry_feedback_total", "kind", m.choice.feedback)
 }
