@@ -31,22 +31,22 @@ type idRef struct {
 
 // historyIDs returns the call ids and result references of a request
 // body's history, in order, with the history's messages.
-func historyIDs(body []byte, api API) (refs []idRef, els []jsonspan.Span, ok bool) {
+func historyIDs(body []byte, api API) (refs []idRef, els []jsonspan.Span, mm jsonspan.Member, ok bool) {
 	c := api.codec()
 	if c == nil || !jsonspan.Valid(body) {
-		return nil, nil, false
+		return nil, nil, mm, false
 	}
 	ms, ok := jsonspan.Members(body, 0, nil)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, mm, false
 	}
 	mm, has := jsonspan.Lookup(body, ms, c.historyKey())
-	if !has {
-		return nil, nil, false
+	if !has || body[mm.Start] != '[' {
+		return nil, nil, mm, false
 	}
 	els, ok = jsonspan.Elems(body, mm.Start, nil)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, mm, false
 	}
 	str := func(ms []jsonspan.Member, key string) (jsonspan.Member, bool) {
 		m, ok := jsonspan.Lookup(body, ms, key)
@@ -109,7 +109,7 @@ func historyIDs(body []byte, api API) (refs []idRef, els []jsonspan.Span, ok boo
 			}
 		}
 	}
-	return refs, els, true
+	return refs, els, mm, true
 }
 
 // FormatHistoryIDs rewrites the call ids of a request's history (OpenAI
@@ -118,7 +118,7 @@ func historyIDs(body []byte, api API) (refs []idRef, els []jsonspan.Span, ok boo
 // returns the body (the same slice when nothing changed) and how many ids
 // it rewrote.
 func FormatHistoryIDs(body []byte, api API, f IDFormat) ([]byte, int) {
-	refs, _, ok := historyIDs(body, api)
+	refs, _, _, ok := historyIDs(body, api)
 	if !ok {
 		return body, 0
 	}

@@ -68,6 +68,7 @@ type chatExchange struct {
 	historyIDs int             // history call ids rewritten to the id_format
 	retryBody  []byte          // the body of the next retry, with feedback (feedback.go)
 	feedbacks  int             // retries sent with feedback
+	pairing    chat.PairResult // what history pairing mended (pairing.go)
 	metrics    *Metrics
 	notify     func(*toolsieve.Event)
 	mem        *budget // held answers are reserved in it
@@ -124,6 +125,7 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 	if set.CleanHistory {
 		body, x.history = chat.CleanHistory(body, api, x.opt)
 		m.history(x.history)
+		body = x.pairHistory(body)
 	}
 	body = x.formatHistory(body)
 	x.opt, x.choice = choiceOptions(x.opt, cr), cr.ToolChoice
@@ -205,6 +207,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		rw := RewriteResponse(resp, x.api, x.opt)
 		if rw == nil { // an error status or a body that is not rewritten
 			resp.Header.Set(HeaderRetriesOut, strconv.Itoa(n))
+			x.pairSignals(resp.Header)
 			resp.Body = &releasingBody{ReadCloser: resp.Body, x: x}
 			return resp, nil
 		}
@@ -441,6 +444,7 @@ func (a *attempt) deliver(ctx context.Context) *http.Response {
 	a.pending = nil
 	resp := a.resp
 	resp.Header.Set(HeaderRetriesOut, strconv.Itoa(a.n))
+	x.pairSignals(resp.Header)
 	if a.done {
 		a.signals(resp.Header)
 		if a.err == nil {

@@ -195,6 +195,7 @@ func (a *attempt) choiceAttrs() []slog.Attr {
 	if n := a.x.feedbacks; n > 0 {
 		attrs = append(attrs, slog.Int("retry_feedback", n))
 	}
+	attrs = append(attrs, a.x.pairAttrs()...)
 	return attrs
 }
 
@@ -204,6 +205,8 @@ type choiceCounters struct {
 	dropped uint64            // calls dropped
 	// feedback counts feedback retries by message kind (feedback.go).
 	feedback map[string]uint64
+	// pairing counts history pairing's mends by action (pairing.go).
+	pairing map[string]uint64
 }
 
 // choiceDelivered counts the answer delivered.
@@ -229,4 +232,6 @@ func (m *Metrics) writeChoice(family func(name, typ, help string), byLabel func(
 	sample("toolsieve_parallel_calls_dropped_total", m.choice.dropped)
 	family("toolsieve_retry_feedback_total", "counter", "Feedback messages sent with retries (retry_feedback), by kind.")
 	byLabel("toolsieve_retry_feedback_total", "kind", m.choice.feedback)
+	family("toolsieve_history_orphans_total", "counter", "Orphaned native calls and results in request histories mended before they went upstream, by action: calls_restored, calls_dropped, results_dropped.")
+	byLabel("toolsieve_history_orphans_total", "action", m.choice.pairing, "calls_restored", "calls_dropped", "results_dropped")
 }
