@@ -194,6 +194,7 @@ func (s *anStream) resolve(cut bool) {
 // noteTokens remembers usage.output_tokens for a message_delta made up
 // after a runaway.
 func (s *anStream) noteTokens(data []byte, ms []jsonspan.Member) {
+	s.w.noteUsage(data, ms)
 	um, has := jsonspan.Lookup(data, ms, "usage")
 	if !has {
 		return

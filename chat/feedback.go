@@ -107,4 +107,3 @@ func AppendTurns(body []byte, api API, answer, message []byte) (out []byte, ok b
 	}
 	return jsonspan.Splice(make([]byte, 0, len(body)+len(edit.Repl)), body, []jsonspan.Edit{edit}), true
 }
-

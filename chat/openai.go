@@ -101,8 +101,12 @@ func (s *oaStream) event(ev *sse.Event) {
 		w.out = append(w.out, ev.Raw...) // usage, error or other chunk without choices
 		return
 	}
+	w.noteUsage(data, s.ms)
 	s.els, ok = w.ix.Elems(data, cm.Start, s.els[:0])
 	if !ok || len(s.els) == 0 {
+		if _, usage := jsonspan.Lookup(data, s.ms, "usage"); w.dropUsage && usage {
+			return // the usage chunk the proxy asked for, not the client
+		}
 		w.out = append(w.out, ev.Raw...)
 		return
 	}

@@ -151,6 +151,9 @@ func (s *rsStream) event(ev *sse.Event) {
 		s.itemDone(ev, data)
 	case "response.completed", "response.incomplete", "response.failed":
 		w.stats.UpstreamError = typ == "response.failed"
+		if ms, ok := w.ix.Members(data, 0, nil); ok {
+			w.noteNestedUsage(data, ms, "response")
+		}
 		s.final(ev, data, typ != "response.completed")
 	case "error":
 		s.errored, w.stats.UpstreamError = true, true

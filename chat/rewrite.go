@@ -74,6 +74,8 @@ type RewriteStats struct {
 	// parallel calls off (Options.MaxCalls): their events are discards
 	// with ReasonParallelCall, passed to Notify.
 	Dropped int
+	// Usage is the token usage the answer reported (usage.go).
+	Usage Usage
 	// Shown is set once the output holds text or reasoning that is not
 	// whitespace (the content of an event that went out, or of one being
 	// written): from then on a client has seen part of the answer.
@@ -105,6 +107,8 @@ type streamRewriter struct {
 	fault   error     // set with stopped when an event over the decoder's limit was lost
 	closed  bool
 	stats   RewriteStats
+	// dropUsage: an OpenAI usage chunk is read, not passed on (usage.go).
+	dropUsage bool
 
 	out     []byte
 	data    []byte // scratch for edited event data
@@ -422,6 +426,9 @@ func (w *streamRewriter) rewriteDoc() {
 		api = detectEventAPI("", w.doc)
 	}
 	if c := api.codec(); c != nil {
+		if ms, ok := jsonspan.Members(w.doc, 0, nil); ok {
+			w.noteUsage(w.doc, ms)
+		}
 		out, ok = c.rewriteDoc(w, w.out, w.doc)
 	}
 	if ok {

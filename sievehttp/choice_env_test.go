@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,10 @@ var allAPIs = []chat.API{chat.APIOpenAI, chat.APIAnthropic, chat.APIResponses}
 type apiUpstream struct {
 	srv    *httptest.Server
 	answer func(i int, body string) string
+	// tokens, when set, gives answer i's usage (input, output tokens);
+	// OpenAI streams then carry their usage chunk only when the request
+	// asks for it (stream_options.include_usage), as OpenAI's do.
+	tokens func(i int) (in, out int)
 	mu     sync.Mutex
 	bodies []string
 }
@@ -66,20 +71,25 @@ func (u *apiUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	u.mu.Unlock()
 	content := u.answer(i, string(body))
 	var req struct {
-		Stream bool `json:"stream"`
+		Stream        bool `json:"stream"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
 	}
 	json.Unmarshal(body, &req)
 	api, _ := chat.APIForPath(r.URL.Path)
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
+		var doc []byte
 		switch api {
 		case chat.APIAnthropic:
-			w.Write(chattest.AnthropicDoc(content))
+			doc = chattest.AnthropicDoc(content)
 		case chat.APIResponses:
-			w.Write(chattest.ResponsesDoc(content))
+			doc = chattest.ResponsesDoc(content)
 		default:
-			w.Write(chattest.OpenAIDoc(content))
+			doc = chattest.OpenAIDoc(content)
 		}
+		w.Write(u.usage(i, doc, true))
 		return
 	}
 	pieces := chattest.SplitContent(rand.New(rand.NewPCG(uint64(i), 5)), content, 8, false)
@@ -92,6 +102,7 @@ func (u *apiUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		stream = chattest.OpenAIStream(pieces)
 	}
+	stream = u.usage(i, stream, req.StreamOptions.IncludeUsage)
 	w.Header().Set("Content-Type", "text/event-stream")
 	rc := http.NewResponseController(w)
 	var d sse.Decoder
@@ -101,6 +112,26 @@ func (u *apiUpstream) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// usage sets answer i's token counts in b (chattest's answers report 5
+// input and 7 output tokens), and drops an OpenAI stream's usage chunk
+// unless keep.
+func (u *apiUpstream) usage(i int, b []byte, keep bool) []byte {
+	if u.tokens == nil {
+		return b
+	}
+	in, out := u.tokens(i)
+	s := strings.NewReplacer(`"prompt_tokens":5`, `"prompt_tokens":`+strconv.Itoa(in), `"input_tokens":5`, `"input_tokens":`+strconv.Itoa(in),
+		`"completion_tokens":7`, `"completion_tokens":`+strconv.Itoa(out), `"output_tokens":7`, `"output_tokens":`+strconv.Itoa(out),
+		`"total_tokens":12`, `"total_tokens":`+strconv.Itoa(in+out)).Replace(string(b))
+	if !keep {
+		if i := strings.Index(s, `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage"`); i >= 0 {
+			j := strings.Index(s[i:], "\n\n")
+			s = s[:i] + s[i+j+2:]
+		}
+	}
+	return []byte(s)
 }
 
 // apiEnv is an apiUpstream behind a proxy with a policy.

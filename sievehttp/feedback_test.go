@@ -118,7 +118,8 @@ func TestRetryFeedback(t *testing.T) {
 				require.Equal(t, "read_file", a.got.Calls[0].Name)
 				require.JSONEq(t, `{"path":"main.go"}`, a.got.Calls[0].Args)
 				require.Equal(t, 2, env.up.requests())
-				require.Equal(t, body, env.up.body(0), "the first request goes as the client sent it")
+				sent, _ := askUsage([]byte(body), api, stream, 1) // OpenAI streams: the usage chunk asked for
+				require.Equal(t, string(sent), env.up.body(0), "the first request goes as the client sent it")
 				answer := c.bad
 				if c.name == "runaway" && stream {
 					// The stream was cut at the runaway: the answer is what
@@ -126,7 +127,7 @@ func TestRetryFeedback(t *testing.T) {
 					answer = sentAnswer(t, env.up.body(1))
 					require.True(t, len(answer) > 100 && strings.HasPrefix(c.bad, answer), answer)
 				}
-				want, ok := chat.AppendTurns([]byte(body), api, []byte(answer), []byte(c.message))
+				want, ok := chat.AppendTurns(sent, api, []byte(answer), []byte(c.message))
 				require.True(t, ok)
 				require.Equal(t, string(want), env.up.body(1))
 				require.Contains(t, env.logs.String(), "retries=1 retry_reasons="+c.reason)
@@ -138,7 +139,7 @@ func TestRetryFeedback(t *testing.T) {
 				a = env.post(t, api, stream, path, body)
 				require.Empty(t, a.got.Calls)
 				require.Equal(t, 2, env.up.requests())
-				require.Equal(t, body, env.up.body(1), "without feedback the retry is the same request")
+				require.Equal(t, string(sent), env.up.body(1), "without feedback the retry is the same request")
 				m = scrape(t, env.client, env.proxy.URL)
 				require.EqualValues(t, 1, m[`toolsieve_retries_exhausted_total`])
 			})

@@ -69,6 +69,8 @@ type chatExchange struct {
 	retryBody  []byte          // the body of the next retry, with feedback (feedback.go)
 	feedbacks  int             // retries sent with feedback
 	pairing    chat.PairResult // what history pairing mended (pairing.go)
+	askedUsage bool            // the proxy asked for the usage chunk (usage.go)
+	discarded  int64           // tokens of the answers discarded for retries
 	metrics    *Metrics
 	notify     func(*toolsieve.Event)
 	mem        *budget // held answers are reserved in it
@@ -128,6 +130,7 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 		body = x.pairHistory(body)
 	}
 	body = x.formatHistory(body)
+	body, x.askedUsage = askUsage(body, api, x.stream, set.Retries)
 	x.opt, x.choice = choiceOptions(x.opt, cr), cr.ToolChoice
 	if body == nil {
 		body = []byte{}
@@ -205,9 +208,13 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			resp.Body, tee = x.capture(cnt, n < x.set.Retries && x.body != nil)
 		}
 		rw := RewriteResponse(resp, x.api, x.opt)
+		if rw != nil && x.askedUsage {
+			rw.DropUsageChunk()
+		}
 		if rw == nil { // an error status or a body that is not rewritten
 			resp.Header.Set(HeaderRetriesOut, strconv.Itoa(n))
 			x.pairSignals(resp.Header)
+			x.usageSignals(resp.Header)
 			resp.Body = &releasingBody{ReadCloser: resp.Body, x: x}
 			return resp, nil
 		}
@@ -243,6 +250,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			x.reasons = append(x.reasons, reason)
 			x.metrics.retry(reason)
 			x.feedback(a, reason)
+			x.discard(a)
 			a.finish(false)
 			if err := sleepCtx(ctx, x.policy.backoff(n)); err != nil {
 				return nil, err
@@ -445,6 +453,7 @@ func (a *attempt) deliver(ctx context.Context) *http.Response {
 	resp := a.resp
 	resp.Header.Set(HeaderRetriesOut, strconv.Itoa(a.n))
 	x.pairSignals(resp.Header)
+	x.usageSignals(resp.Header)
 	if a.done {
 		a.signals(resp.Header)
 		if a.err == nil {

@@ -196,6 +196,9 @@ func (a *attempt) choiceAttrs() []slog.Attr {
 		attrs = append(attrs, slog.Int("retry_feedback", n))
 	}
 	attrs = append(attrs, a.x.pairAttrs()...)
+	if n := a.x.discarded; n > 0 {
+		attrs = append(attrs, slog.Int64("discarded_tokens", n))
+	}
 	return attrs
 }
 
@@ -207,6 +210,8 @@ type choiceCounters struct {
 	feedback map[string]uint64
 	// pairing counts history pairing's mends by action (pairing.go).
 	pairing map[string]uint64
+	// discarded counts the tokens of discarded answers (usage.go).
+	discarded map[string]uint64
 }
 
 // choiceDelivered counts the answer delivered.
@@ -234,4 +239,6 @@ func (m *Metrics) writeChoice(family func(name, typ, help string), byLabel func(
 	byLabel("toolsieve_retry_feedback_total", "kind", m.choice.feedback)
 	family("toolsieve_history_orphans_total", "counter", "Orphaned native calls and results in request histories mended before they went upstream, by action: calls_restored, calls_dropped, results_dropped.")
 	byLabel("toolsieve_history_orphans_total", "action", m.choice.pairing, "calls_restored", "calls_dropped", "results_dropped")
+	family("toolsieve_discarded_tokens_total", "counter", "Tokens of upstream answers discarded for a retry, by kind: input and output as the answers reported them, output_estimate (SSE data events) for streams cut before their usage came.")
+	byLabel("toolsieve_discarded_tokens_total", "kind", m.choice.discarded, "input", "output", "output_estimate")
 }
