@@ -45,8 +45,12 @@ func (s *strictSink) Call(c *fsm.Call) {
 	}
 	s.refused = true
 	s.Builder.Text(c.Raw)
+	names := bad.Append(nil)
 	s.Builder.ReasonedError(fsm.ErrorRefused, "call to "+strconv.Quote(string(c.Name))+" ("+c.Dialect+") refused by strict mode (repairs: "+
-		strings.Join(bad.Append(nil), ", ")+"); kept as text", c.Offset)
+		strings.Join(names, ", ")+"); kept as text", c.Offset)
+	// The event names the call and the repairs refused, as data.
+	evs := s.Builder.Events()
+	evs[len(evs)-1].Name, evs[len(evs)-1].Repairs = string(c.Name), names
 }
 
 func (s *strictSink) Discard(raw []byte, reason fsm.Reason) {

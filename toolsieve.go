@@ -118,6 +118,18 @@ type Options struct {
 	Runaway RunawayLimits
 	// IDPrefix starts generated call ids (default "call_").
 	IDPrefix string
+	// CallID, when set, makes each call's id from its index (0, 1, ...)
+	// instead of IDPrefix and the index, and replaces ids written in the
+	// markup: for providers that accept only their own format.
+	CallID func(index int) string
+	// NoCalls reads no markup as a call: every byte is text (a request
+	// whose tool_choice is "none" asked for no call).
+	NoCalls bool
+	// MaxCalls, when positive, passes on at most that many calls; each
+	// further one comes as a discard event with ReasonParallelCall that
+	// keeps its name, id and arguments (a request that turned parallel
+	// calls off). Its start and deltas are not sent.
+	MaxCalls int
 	// Strict, when set, refuses calls that needed a repair outside
 	// Strict.Allow: their markup is passed on as text, followed by an error
 	// event with Reason ReasonRefused.
@@ -154,6 +166,8 @@ type Parser struct {
 	err           error   // an invalid option, reported by the first Feed or Close
 	done          bool    // Close was called
 	slow          bool    // err or done: Feed may not take the fast path
+	// maxCalls is Options.MaxCalls: calls from that index on are dropped.
+	maxCalls int
 }
 
 // NewParser returns a parser configured by opt. Options that do not
@@ -164,6 +178,8 @@ func NewParser(opt Options) *Parser {
 	p.slow = p.err != nil
 	p.b.Tools = opt.Tools
 	p.b.IDPrefix = opt.IDPrefix
+	p.b.NewID = opt.CallID
+	p.maxCalls = opt.MaxCalls
 	p.b.Stream = opt.StreamCalls
 	p.b.Reset()
 	var sink fsm.Sink = &p.b
@@ -186,7 +202,9 @@ func (p *Parser) reportErr() {
 // machineOptions maps Options to the state machine's options.
 func machineOptions(opt Options) fsm.Options {
 	fo := fsm.Options{MaxCall: opt.MaxCallBytes, MarkupInCode: opt.MarkupInCode, Runaway: opt.Runaway, Stream: opt.StreamCalls}
-	if opt.Dialects != nil {
+	if opt.NoCalls {
+		fo.Dialects = map[string]bool{} // none enabled
+	} else if opt.Dialects != nil {
 		fo.Dialects = make(map[string]bool, len(opt.Dialects))
 		for _, d := range opt.Dialects {
 			fo.Dialects[d] = true
@@ -261,7 +279,28 @@ func (p *Parser) feed(chunk []byte) []Event {
 		p.reportErr()
 	}
 	p.m.Write(chunk)
-	return p.events()
+	return p.limit(p.events())
+}
+
+// limit drops the calls past MaxCalls from evs, in place: their start and
+// delta events go, their tool_call becomes a parallel_call discard (the
+// bytes stay accounted for in its raw).
+func (p *Parser) limit(evs []Event) []Event {
+	if p.maxCalls <= 0 {
+		return evs
+	}
+	out := evs[:0]
+	for _, e := range evs {
+		switch {
+		case e.Index < p.maxCalls:
+		case e.Type == ToolCallStart || e.Type == ToolCallDelta:
+			continue
+		case e.Type == ToolCall:
+			e.Type, e.Reason = Discard, ReasonParallelCall
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // Close ends the stream and returns the last events: held-back bytes, and
@@ -275,7 +314,7 @@ func (p *Parser) Close() []Event {
 	p.done, p.slow = true, true
 	p.reportErr()
 	p.m.Close()
-	return p.events()
+	return p.limit(p.events())
 }
 
 // events returns the builder's events, reasoning made text when the

@@ -37,6 +37,7 @@ const (
 	ReasonHarmonyHeader   = fsm.DiscardHarmonyHeader
 	ReasonHarmonyEnd      = fsm.DiscardHarmonyEnd
 	ReasonAfterRunaway    = fsm.DiscardAfterRunaway
+	ReasonParallelCall    = fsm.DiscardParallelCall
 	ReasonCallTooLarge    = fsm.RunawayCallTooLarge
 	ReasonUnclosedOpeners = fsm.RunawayUnclosedOpeners
 	ReasonNestedBlocks    = fsm.RunawayNestedBlocks

@@ -194,6 +194,7 @@ func (s *anStream) resolve(cut bool) {
 // noteTokens remembers usage.output_tokens for a message_delta made up
 // after a runaway.
 func (s *anStream) noteTokens(data []byte, ms []jsonspan.Member) {
+	s.w.noteUsage(data, ms)
 	um, has := jsonspan.Lookup(data, ms, "usage")
 	if !has {
 		return
@@ -246,7 +247,9 @@ func (s *anStream) blockStart(ev *sse.Event, data []byte) {
 	s.bms = s.bms[:0]
 	if has {
 		if s.bms, ok = s.w.ix.Members(data, cb.Start, s.bms[:0]); ok {
-			if m, has := jsonspan.Lookup(data, s.bms, "type"); has && string(jsonspan.StringBody(data, m)) == "text" {
+			m, has := jsonspan.Lookup(data, s.bms, "type")
+			s.w.noteNative(jsonspan.StringBody(data, m))
+			if has && string(jsonspan.StringBody(data, m)) == "text" {
 				b.text = true
 				if tm, has := jsonspan.Lookup(data, s.bms, "text"); has && jsonspan.IsString(data, tm) && tm.End-tm.Start > 2 {
 					initial = jsonspan.AppendUnquoted(nil, data[tm.Start:tm.End])
@@ -764,6 +767,7 @@ func (anthropic) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 			continue
 		}
 		tm, has := jsonspan.Lookup(doc, bms, "type")
+		w.noteNative(jsonspan.StringBody(doc, tm))
 		if !has || string(jsonspan.StringBody(doc, tm)) != "text" {
 			continue
 		}

@@ -101,8 +101,12 @@ func (s *oaStream) event(ev *sse.Event) {
 		w.out = append(w.out, ev.Raw...) // usage, error or other chunk without choices
 		return
 	}
+	w.noteUsage(data, s.ms)
 	s.els, ok = w.ix.Elems(data, cm.Start, s.els[:0])
 	if !ok || len(s.els) == 0 {
+		if _, usage := jsonspan.Lookup(data, s.ms, "usage"); w.dropUsage && usage {
+			return // the usage chunk the proxy asked for, not the client
+		}
 		w.out = append(w.out, ev.Raw...)
 		return
 	}
@@ -259,6 +263,7 @@ func (s *oaStream) choiceDelta(ev *sse.Event, data []byte, el jsonspan.Span, sin
 		}
 		if m, has := jsonspan.Lookup(data, s.dms, "tool_calls"); has && !jsonspan.IsNull(data, m) {
 			toolsM = m
+			s.w.stats.UpstreamCalls = true
 		}
 	}
 	fm, hasFinish := jsonspan.Lookup(data, s.cms, "finish_reason")
@@ -624,6 +629,7 @@ func (openAI) rewriteDoc(w *streamRewriter, dst, doc []byte) ([]byte, bool) {
 		var tels []jsonspan.Span
 		if hasTools {
 			tels, _ = jsonspan.Elems(doc, tm.Start, nil)
+			w.stats.UpstreamCalls = w.stats.UpstreamCalls || len(tels) > 0
 			for _, te := range tels {
 				edits = w.nativeDocCall(doc, te, edits)
 			}

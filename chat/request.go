@@ -12,6 +12,12 @@ type Request struct {
 	Model     string
 	MaxTokens int64            // max_completion_tokens, max_tokens or max_output_tokens; 0 when absent
 	Tools     *toolsieve.Tools // the declared tools, or nil
+	// ToolChoice is what the request's tool_choice asks for.
+	ToolChoice ToolChoice
+	// NoParallel is set by parallel_tool_calls false (OpenAI chat and
+	// Responses) or tool_choice.disable_parallel_tool_use true
+	// (Anthropic): at most one call per answer.
+	NoParallel bool
 }
 
 // ReadRequest reads a chat request body of any of the APIs. Fields it cannot
@@ -33,5 +39,6 @@ func ReadRequest(body []byte) Request {
 	if tools, err := toolsieve.ParseTools(body); err == nil && tools.Len() > 0 {
 		r.Tools = tools
 	}
+	r.ToolChoice, r.NoParallel = readToolChoice(body, ms)
 	return r
 }

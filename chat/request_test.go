@@ -44,3 +44,30 @@ func TestCleanHistoryDuplicateKeys(t *testing.T) {
 		require.Contains(t, string(v[tc.key]), `read_file`, tc.api.String())
 	}
 }
+
+// TestReadToolChoice: tool_choice and parallel calls in the three APIs'
+// shapes (Responses names its tool at the top of the object).
+func TestReadToolChoice(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       chat.ToolChoice
+		noParallel bool
+	}{
+		{"absent", `{"model":"m"}`, chat.ToolChoice{}, false},
+		{"openai auto", `{"tool_choice":"auto"}`, chat.ToolChoice{}, false},
+		{"openai none", `{"tool_choice":"none"}`, chat.ToolChoice{Mode: chat.ChoiceNone}, false},
+		{"openai required", `{"tool_choice":"required","parallel_tool_calls":false}`, chat.ToolChoice{Mode: chat.ChoiceRequired}, true},
+		{"openai named", `{"tool_choice":{"type":"function","function":{"name":"read"}}}`, chat.ToolChoice{Mode: chat.ChoiceTool, Name: "read"}, false},
+		{"responses named", `{"tool_choice":{"type":"function","name":"re\u0061d"},"parallel_tool_calls":true}`, chat.ToolChoice{Mode: chat.ChoiceTool, Name: "read"}, false},
+		{"anthropic auto", `{"tool_choice":{"type":"auto","disable_parallel_tool_use":true}}`, chat.ToolChoice{}, true},
+		{"anthropic any", `{"tool_choice":{"type":"any"}}`, chat.ToolChoice{Mode: chat.ChoiceRequired}, false},
+		{"anthropic tool", `{"tool_choice":{"type":"tool","name":"read","disable_parallel_tool_use":false}}`, chat.ToolChoice{Mode: chat.ChoiceTool, Name: "read"}, false},
+		{"anthropic none", `{"tool_choice":{"type":"none"}}`, chat.ToolChoice{Mode: chat.ChoiceNone}, false},
+		{"last wins", `{"tool_choice":"none","tool_choice":"required"}`, chat.ToolChoice{Mode: chat.ChoiceRequired}, false},
+		{"named without a name", `{"tool_choice":{"type":"function"}}`, chat.ToolChoice{}, false},
+	} {
+		r := chat.ReadRequest([]byte(tc.body))
+		require.Equal(t, tc.want, r.ToolChoice, tc.name)
+		require.Equal(t, tc.noParallel, r.NoParallel, tc.name)
+	}
+}

@@ -97,6 +97,7 @@ func (w *streamRewriter) docItem(doc []byte, el jsonspan.Span, parsers *int, lim
 	ims, _ := jsonspan.Members(doc, el.Start, nil)
 	tm, _ := jsonspan.Lookup(doc, ims, "type")
 	cm, hasContent := jsonspan.Lookup(doc, ims, "content")
+	w.noteNative(jsonspan.StringBody(doc, tm))
 	if string(jsonspan.StringBody(doc, tm)) != "message" || !hasContent {
 		return [][]byte{raw}, false, false
 	}

@@ -151,6 +151,9 @@ func (s *rsStream) event(ev *sse.Event) {
 		s.itemDone(ev, data)
 	case "response.completed", "response.incomplete", "response.failed":
 		w.stats.UpstreamError = typ == "response.failed"
+		if ms, ok := w.ix.Members(data, 0, nil); ok {
+			w.noteNestedUsage(data, ms, "response")
+		}
 		s.final(ev, data, typ != "response.completed")
 	case "error":
 		s.errored, w.stats.UpstreamError = true, true
@@ -331,6 +334,7 @@ func (s *rsStream) itemAdded(ev *sse.Event, data []byte) {
 	s.order = append(s.order, it)
 	ims, _ := s.w.ix.Members(data, im.Start, nil)
 	tm, _ := jsonspan.Lookup(data, ims, "type")
+	s.w.noteNative(jsonspan.StringBody(data, tm))
 	if string(jsonspan.StringBody(data, tm)) == "message" {
 		it.msg = true
 		if m, ok := jsonspan.Lookup(data, ims, "id"); ok {

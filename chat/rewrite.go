@@ -66,6 +66,16 @@ type RewriteStats struct {
 	// error or response.failed): the client has been told the answer
 	// failed.
 	UpstreamError bool
+	// UpstreamCalls is set once the upstream sent a native call of its
+	// own (an OpenAI tool_calls delta or member, an Anthropic tool_use
+	// block, a Responses function_call item).
+	UpstreamCalls bool
+	// Dropped counts calls not passed on because the request turned
+	// parallel calls off (Options.MaxCalls): their events are discards
+	// with ReasonParallelCall, passed to Notify.
+	Dropped int
+	// Usage is the token usage the answer reported (usage.go).
+	Usage Usage
 	// Shown is set once the output holds text or reasoning that is not
 	// whitespace (the content of an event that went out, or of one being
 	// written): from then on a client has seen part of the answer.
@@ -97,6 +107,8 @@ type streamRewriter struct {
 	fault   error     // set with stopped when an event over the decoder's limit was lost
 	closed  bool
 	stats   RewriteStats
+	// dropUsage: an OpenAI usage chunk is read, not passed on (usage.go).
+	dropUsage bool
 
 	out     []byte
 	data    []byte // scratch for edited event data
@@ -152,10 +164,21 @@ func (w *streamRewriter) report(e *toolsieve.Event) {
 		if e.Reason == toolsieve.ReasonEmptyBlock {
 			w.stats.EmptyBlocks++
 		}
-		return // not passed to notify
+		if e.Reason != toolsieve.ReasonParallelCall {
+			return // not passed to notify
+		}
+		w.stats.Dropped++
 	}
 	if w.notify != nil {
 		w.notify(e)
+	}
+}
+
+// noteNative notes an upstream block or item of type typ: a native call
+// (tool_use, function_call) sets UpstreamCalls.
+func (w *streamRewriter) noteNative(typ []byte) {
+	if s := string(typ); s == "tool_use" || s == "function_call" {
+		w.stats.UpstreamCalls = true
 	}
 }
 
@@ -403,6 +426,9 @@ func (w *streamRewriter) rewriteDoc() {
 		api = detectEventAPI("", w.doc)
 	}
 	if c := api.codec(); c != nil {
+		if ms, ok := jsonspan.Members(w.doc, 0, nil); ok {
+			w.noteUsage(w.doc, ms)
+		}
 		out, ok = c.rewriteDoc(w, w.out, w.doc)
 	}
 	if ok {

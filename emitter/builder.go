@@ -22,6 +22,10 @@ type Builder struct {
 	Tools *schema.Tools
 	// IDPrefix starts every generated call id ("call_" if empty).
 	IDPrefix string
+	// NewID, when set, makes every call's id from its index instead (ids
+	// written in the markup included): for providers that accept only
+	// their own id format.
+	NewID func(index int) string
 	// Stream sends calls as they are read: tool_call_start, then
 	// tool_call_delta events with the arguments' JSON text (stream.go).
 	Stream bool
@@ -134,7 +138,7 @@ func (b *Builder) Call(c *fsm.Call) {
 		if !ok {
 			off := b.off
 			b.Text(c.Raw)
-			b.events = append(b.events, Event{Type: Error, Offset: off, Reason: fsm.ErrorUndeclaredTool,
+			b.events = append(b.events, Event{Type: Error, Offset: off, Reason: fsm.ErrorUndeclaredTool, Name: name,
 				Message: "call to undeclared tool " + strconv.Quote(name) + " (" + c.Dialect + ") kept as text"})
 			return
 		}
@@ -202,8 +206,8 @@ func (b *Builder) Call(c *fsm.Call) {
 	b.textStart = -1
 	start := len(b.repairs)
 	b.repairs = rep.Append(b.repairs)
-	if id == "" {
-		id = b.prefix() + strconv.Itoa(b.index)
+	if id == "" || b.NewID != nil && !b.Stream {
+		id = b.id(b.index)
 	}
 	b.events = append(b.events, Event{
 		Type:      ToolCall,
@@ -219,11 +223,15 @@ func (b *Builder) Call(c *fsm.Call) {
 	b.index++
 }
 
-func (b *Builder) prefix() string {
-	if b.IDPrefix != "" {
-		return b.IDPrefix
+// id makes the id of call index.
+func (b *Builder) id(index int) string {
+	if b.NewID != nil {
+		return b.NewID(index)
 	}
-	return "call_"
+	if b.IDPrefix != "" {
+		return b.IDPrefix + strconv.Itoa(index)
+	}
+	return "call_" + strconv.Itoa(index)
 }
 
 func toolSchema(t *schema.Tool) *schema.Schema {

@@ -1,8 +1,6 @@
 package emitter
 
 import (
-	"strconv"
-
 	"github.com/toolsieve/toolsieve/fsm"
 	"github.com/toolsieve/toolsieve/internal/jsonspan"
 	"github.com/toolsieve/toolsieve/internal/schema"
@@ -52,7 +50,7 @@ func (b *Builder) stream() *streamState {
 // startStream sends the tool_call_start of the next call, named name.
 func (b *Builder) startStream(name string, tool *schema.Tool, off int64) {
 	st := b.stream()
-	st.active, st.index, st.id = true, b.index, b.prefix()+strconv.Itoa(b.index)
+	st.active, st.index, st.id = true, b.index, b.id(b.index)
 	st.w.Reset(tool)
 	st.members, st.open, st.sent, st.args = 0, false, 0, st.args[:0]
 	b.events = append(b.events, Event{Type: ToolCallStart, Index: b.index, ID: st.id, Name: name, Offset: off})

@@ -82,6 +82,7 @@ const (
 	DiscardHarmonyHeader                // a harmony message header that names no recipient
 	DiscardHarmonyEnd                   // the end token of a harmony reasoning message
 	DiscardAfterRunaway                 // input after a runaway
+	DiscardParallelCall                 // a call past Options.MaxCalls (parallel calls turned off), not passed on
 
 	// Runaway reasons.
 	RunawayCallTooLarge    // one call outgrew Options.MaxCall
@@ -107,6 +108,7 @@ var reasonNames = [numReasons]string{
 	DiscardEmptyBlock: "empty_block", DiscardBlockMarkup: "block_markup",
 	DiscardDuplicateValue: "duplicate_value", DiscardHarmonyHeader: "harmony_header",
 	DiscardHarmonyEnd: "harmony_end", DiscardAfterRunaway: "after_runaway",
+	DiscardParallelCall: "parallel_call",
 	RunawayCallTooLarge: "call_too_large", RunawayUnclosedOpeners: "unclosed_openers",
 	RunawayNestedBlocks: "nested_block_openers", RunawayRepeatedCall: "repeated_call",
 	RunawayStrayClosers: "repeated_stray_closers", RunawayRepetition: "repetition",

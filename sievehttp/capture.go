@@ -143,7 +143,7 @@ func (c *capture) roundTrip(next func(*http.Request) (*http.Response, error)) fu
 			suffix = fmt.Sprintf(".upstream.%d", n)
 		}
 		if f := c.create(suffix); f != nil {
-			resp.Body = &teeBody{ReadCloser: resp.Body, w: f, c: c}
+			resp.Body = &captureTee{ReadCloser: resp.Body, w: f, c: c}
 		}
 		return resp, nil
 	}
@@ -155,7 +155,7 @@ func (c *capture) response(resp *http.Response) {
 		return
 	}
 	if f := c.create(".response"); f != nil {
-		resp.Body = &teeBody{ReadCloser: resp.Body, w: f, c: c}
+		resp.Body = &captureTee{ReadCloser: resp.Body, w: f, c: c}
 	}
 }
 
@@ -185,16 +185,16 @@ func (c *capture) finish(status int, upstream string) {
 	c.files = nil
 }
 
-// teeBody copies what is read from a body to w; a failed write stops the
+// captureTee copies what is read from a body to w; a failed write stops the
 // copy (and the capture), never the read.
-type teeBody struct {
+type captureTee struct {
 	io.ReadCloser
 	w    io.Writer
 	c    *capture
 	dead bool
 }
 
-func (t *teeBody) Read(p []byte) (int, error) {
+func (t *captureTee) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
 	if n > 0 && !t.dead {
 		if _, werr := t.w.Write(p[:n]); werr != nil {

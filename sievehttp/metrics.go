@@ -50,6 +50,7 @@ type Metrics struct {
 	histDropped uint64
 	cutBytes    uint64
 	savedTokens uint64
+	choice      choiceCounters
 }
 
 // NewMetrics returns empty counters (the zero Metrics is ready to use too).
@@ -300,6 +301,7 @@ func (m *Metrics) WriteTo(out io.Writer) (int64, error) {
 	sample("toolsieve_runaway_upstream_bytes_total", m.cutBytes)
 	family("toolsieve_runaway_estimated_saved_tokens_total", "counter", "Estimate of the completion tokens not generated because streamed runaways were cut: the request's max_tokens minus the stream events read before the cut; requests without max_tokens count 0.")
 	sample("toolsieve_runaway_estimated_saved_tokens_total", m.savedTokens)
+	m.writeChoice(family, byLabel, sample)
 	m.mu.Unlock()
 	err := w.Flush()
 	return cw.n, err

@@ -90,6 +90,12 @@ type Rule struct {
 	CleanHistory *bool `json:"clean_history,omitempty"`
 	// MaxCallBytes caps one call's bytes (Options.MaxCallBytes).
 	MaxCallBytes int `json:"max_call_bytes,omitempty"`
+	// IDFormat is the format of call ids the provider accepts: "mistral"
+	// (nine alphanumerics) or a prefix (see toolchoice.go).
+	IDFormat string `json:"id_format,omitempty"`
+	// RetryFeedback makes a retry's request carry the failed answer and
+	// a message that names what was wrong with it (see feedback.go).
+	RetryFeedback *bool `json:"retry_feedback,omitempty"`
 	// Runaway thresholds; zero fields are left to the layer below.
 	Runaway *RunawayRule `json:"runaway,omitempty"`
 	// Upstream timeouts in milliseconds (see Settings); 0 is unset.
@@ -177,16 +183,20 @@ type Policy struct {
 	// further one up to MaxBackoff (0: the defaults).
 	Backoff    time.Duration
 	MaxBackoff time.Duration
+	// Feedback replaces the texts of retry feedback messages, by kind
+	// (FeedbackKinds; see feedback.go).
+	Feedback map[string]string
 }
 
 // policyFile is the JSON form of a Policy.
 type policyFile struct {
-	Default         Rule        `json:"default"`
-	Rules           []ModelRule `json:"rules"`
-	Builtin         *bool       `json:"builtin"`
-	ClientOverrides bool        `json:"client_overrides"`
-	BackoffMS       *int        `json:"backoff_ms"`
-	MaxBackoffMS    *int        `json:"max_backoff_ms"`
+	Default         Rule              `json:"default"`
+	Rules           []ModelRule       `json:"rules"`
+	Builtin         *bool             `json:"builtin"`
+	ClientOverrides bool              `json:"client_overrides"`
+	BackoffMS       *int              `json:"backoff_ms"`
+	MaxBackoffMS    *int              `json:"max_backoff_ms"`
+	Feedback        map[string]string `json:"feedback_messages"`
 }
 
 // ParsePolicy reads a policy from JSON (see docs/policy.md). Unknown
@@ -202,7 +212,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	if dec.More() {
 		return nil, errors.New("policy: data after the JSON object")
 	}
-	p := &Policy{Default: f.Default, Rules: f.Rules, NoBuiltin: f.Builtin != nil && !*f.Builtin, ClientOverrides: f.ClientOverrides}
+	p := &Policy{Default: f.Default, Rules: f.Rules, NoBuiltin: f.Builtin != nil && !*f.Builtin, ClientOverrides: f.ClientOverrides, Feedback: f.Feedback}
 	if f.BackoffMS != nil {
 		if *f.BackoffMS < 0 {
 			return nil, errors.New("policy: backoff_ms must not be negative")
@@ -237,6 +247,9 @@ func (p *Policy) Validate() error {
 	}
 	if err := p.Default.validate(); err != nil {
 		return fmt.Errorf("policy: default: %w", err)
+	}
+	if err := validFeedback(p.Feedback); err != nil {
+		return fmt.Errorf("policy: feedback_messages: %w", err)
 	}
 	for i := range p.Rules {
 		r := &p.Rules[i]
@@ -289,6 +302,9 @@ func (r *Rule) validate() error {
 	default:
 		return fmt.Errorf("reasoning %q (want split or keep)", r.Reasoning)
 	}
+	if err := validIDFormat(r.IDFormat); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -325,7 +341,10 @@ type Settings struct {
 	CodeGuard    bool
 	CleanHistory bool
 	MaxCallBytes int
-	Runaway      toolsieve.RunawayLimits
+	IDFormat     string // "", "mistral" or a prefix
+	// RetryFeedback: a retry tells the model what was wrong.
+	RetryFeedback bool
+	Runaway       toolsieve.RunawayLimits
 	// Upstream timeouts; 0 means the default (DefaultHeaderTimeout, ...).
 	// HeaderTimeout bounds the wait for the response headers of a
 	// streamed request, ResponseTimeout that of any other request (its
@@ -384,6 +403,12 @@ func (s *Settings) apply(r *Rule) bool {
 	}
 	if r.MaxCallBytes > 0 {
 		s.MaxCallBytes, set = r.MaxCallBytes, true
+	}
+	if r.IDFormat != "" {
+		s.IDFormat, set = r.IDFormat, true
+	}
+	if r.RetryFeedback != nil {
+		s.RetryFeedback, set = *r.RetryFeedback, true
 	}
 	if rr := r.Runaway; rr != nil {
 		for _, f := range [...]struct {
@@ -618,6 +643,7 @@ func (s *Settings) options(base toolsieve.Options) toolsieve.Options {
 	if s.MaxCallBytes > 0 {
 		o.MaxCallBytes = s.MaxCallBytes
 	}
+	s.idOptions(&o)
 	if s.Strict {
 		o.Strict = &toolsieve.Strict{Allow: toolsieve.RepairMarkerVariant}
 		if s.AllowRepairs != nil {

@@ -444,6 +444,7 @@ func (p *Proxy) logExchange(r *http.Request, lg *exchangeLog, sw *statusWriter, 
 		if reason := a.badReason(); reason != "" {
 			attrs = append(attrs, slog.String("bad_answer", reason))
 		}
+		attrs = append(attrs, a.choiceAttrs()...)
 	}
 	if fail == nil && lg.up != nil && lg.up.err != nil && !gone {
 		// A body passed through broke off.

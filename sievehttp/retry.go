@@ -56,20 +56,27 @@ func (e *badHeaderError) Unwrap() error { return e.Err }
 
 // chatExchange is one chat request under a policy, and what happened to it.
 type chatExchange struct {
-	api       chat.API
-	policy    *Policy
-	set       Settings
-	opt       toolsieve.Options
-	body      []byte // sent upstream on every attempt; nil when too large to hold
-	model     string
-	stream    bool // the request asks for a stream
-	maxTokens int64
-	history   chat.HistoryResult
-	metrics   exchangeMetrics // counters labelled with the model label
-	label     string          // the model label (Policy.ModelLabel)
-	notify    func(*toolsieve.Event)
-	mem       *budget // held answers are reserved in it
-	bodyHold  hold    // the request body's share of the budget
+	api        chat.API
+	policy     *Policy
+	set        Settings
+	opt        toolsieve.Options
+	body       []byte // sent upstream on every attempt; nil when too large to hold
+	model      string
+	stream     bool // the request asks for a stream
+	maxTokens  int64
+	history    chat.HistoryResult
+	choice     chat.ToolChoice // the request's tool_choice
+	historyIDs int             // history call ids rewritten to the id_format
+	retryBody  []byte          // the body of the next retry, with feedback (feedback.go)
+	feedbacks  int             // retries sent with feedback
+	pairing    chat.PairResult // what history pairing mended (pairing.go)
+	askedUsage bool            // the proxy asked for the usage chunk (usage.go)
+	discarded  int64           // tokens of the answers discarded for retries
+	metrics    exchangeMetrics // counters labelled with the model label
+	label      string          // the model label (Policy.ModelLabel)
+	notify     func(*toolsieve.Event)
+	mem        *budget // held answers are reserved in it
+	bodyHold   hold    // the request body's share of the budget
 
 	attempts int                 // upstream requests made
 	reasons  []string            // why each retry was made
@@ -125,7 +132,11 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 	if set.CleanHistory {
 		body, x.history = chat.CleanHistory(body, api, x.opt)
 		m.history(x.history)
+		body = x.pairHistory(body)
 	}
+	body = x.formatHistory(body)
+	body, x.askedUsage = askUsage(body, api, x.stream, set.Retries)
+	x.opt, x.choice = choiceOptions(x.opt, cr), cr.ToolChoice
 	if body == nil {
 		body = []byte{}
 	}
@@ -189,7 +200,7 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		out := req.Clone(ctx)
 		stripHeaders(out.Header)
 		if x.body != nil {
-			setBody(out, x.body)
+			setBody(out, x.sendBody())
 		}
 		x.attempts++
 		resp, up, err := sendWatched(out, next, x.set.upstreamTimeouts(x.stream))
@@ -197,17 +208,23 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 			return nil, x.fail(ctx, err, false, nil)
 		}
 		cnt := &countingBody{ReadCloser: resp.Body, st: 1}
+		var tee *teeBody
 		if resp.Body != nil && resp.Body != http.NoBody {
-			resp.Body = cnt
+			resp.Body, tee = x.capture(cnt, n < x.set.Retries && x.body != nil)
 		}
 		rw := RewriteResponse(resp, x.api, x.opt)
+		if rw != nil && x.askedUsage {
+			rw.DropUsageChunk()
+		}
 		if rw == nil { // an error status or a body that is not rewritten
 			resp.Header.Set(HeaderRetriesOut, strconv.Itoa(n))
+			x.pairSignals(resp.Header)
+			x.usageSignals(resp.Header)
 			resp.Body = &releasingBody{ReadCloser: resp.Body, x: x}
 			return resp, nil
 		}
 		a := &attempt{x: x, n: n, resp: resp, rw: rw, cnt: cnt, up: up, hold: hold{b: x.mem}, rwHold: hold{b: x.mem},
-			stream: isEventStream(resp.Header.Get("Content-Type"))}
+			stream: isEventStream(resp.Header.Get("Content-Type")), tee: tee}
 		if !a.stream {
 			up.held, up.perByte = &a.hold, docPeak // a whole answer is held by the rewriter as it is read
 		}
@@ -237,6 +254,8 @@ func (x *chatExchange) roundTrip(req *http.Request, next func(*http.Request) (*h
 		if reason := a.badReason(); reason != "" && canRetry && a.done {
 			x.reasons = append(x.reasons, reason)
 			x.metrics.retry(reason)
+			x.feedback(a, reason)
+			x.discard(a)
 			a.finish(false)
 			if err := sleepCtx(ctx, x.policy.backoff(n)); err != nil {
 				return nil, err
@@ -312,12 +331,15 @@ type attempt struct {
 	live      bool
 	runaway   string // the runaway's reason
 	finished  bool
+	choice    choiceTally
+	tee       *teeBody // the answer's first bytes, for feedback
 }
 
 func (a *attempt) event(e *toolsieve.Event) {
 	if e.Type == toolsieve.Runaway {
 		a.runaway = e.Reason.String()
 	}
+	a.choice.see(&a.x.choice, e)
 	if a.live {
 		a.x.deliverEvent(e)
 	} else {
@@ -418,6 +440,8 @@ func (a *attempt) badReason() string {
 		return retryUnrecovered
 	case st.EmptyBlocks > 0 && st.Calls+st.Native == 0:
 		return retryEmptyBlock
+	case a.choiceUnmet():
+		return retryToolChoice
 	}
 	return ""
 }
@@ -433,6 +457,8 @@ func (a *attempt) deliver(ctx context.Context) *http.Response {
 	a.pending = nil
 	resp := a.resp
 	resp.Header.Set(HeaderRetriesOut, strconv.Itoa(a.n))
+	x.pairSignals(resp.Header)
+	x.usageSignals(resp.Header)
 	if a.done {
 		a.signals(resp.Header)
 		if a.err == nil {
@@ -440,7 +466,8 @@ func (a *attempt) deliver(ctx context.Context) *http.Response {
 			resp.Header.Set("Content-Length", strconv.Itoa(len(a.buf)))
 		}
 	} else {
-		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil, HeaderTruncated: nil}
+		resp.Trailer = http.Header{HeaderRepairsOut: nil, HeaderRefused: nil, HeaderRunaway: nil, HeaderTruncated: nil,
+			HeaderToolChoice: nil, HeaderDropped: nil}
 	}
 	resp.Body = &answerBody{a: a}
 	return resp
@@ -461,6 +488,7 @@ func (a *attempt) signals(h http.Header) {
 	if st.Truncated > 0 {
 		h.Set(HeaderTruncated, strconv.Itoa(st.Truncated))
 	}
+	a.choiceSignals(h)
 }
 
 // isTimeout reports an upstream timeout.
@@ -484,6 +512,9 @@ func (a *attempt) finish(delivered bool) {
 	x.metrics.answer(st, a.runaway, a.cnt.n, saved)
 	if delivered && x.set.Retries > 0 && a.n >= x.set.Retries && a.badReason() != "" {
 		x.metrics.retriesExhausted()
+	}
+	if delivered {
+		x.metrics.choiceDelivered(x.choice.Mode, a.choiceUnmet(), st.Dropped)
 	}
 	a.rw.Close()
 	a.hold.free()

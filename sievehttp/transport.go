@@ -153,10 +153,11 @@ func withTools(req *http.Request, opt toolsieve.Options) (*http.Request, toolsie
 	if err != nil || body == nil {
 		return out, opt, err
 	}
+	cr := chat.ReadRequest(body)
 	if opt.Tools == nil {
-		opt.Tools = chat.ReadRequest(body).Tools
+		opt.Tools = cr.Tools
 	}
-	return out, opt, nil
+	return out, choiceOptions(opt, cr), nil
 }
 
 // RewriteResponse makes resp's body a Rewriter when resp is a successful,

@@ -22,6 +22,7 @@ type policyFlags struct {
 	mode            *string
 	retries         *int
 	holdText        *bool
+	retryFeedback   *bool
 	streamCalls     *bool
 	dialects        *string
 	noBuiltin       *bool
@@ -38,6 +39,7 @@ func addPolicyFlags(fs *flag.FlagSet) *policyFlags {
 		mode:            fs.String("mode", "", ""),
 		retries:         fs.Int("retries", 0, ""),
 		holdText:        fs.Bool("hold-text", false, ""),
+		retryFeedback:   fs.Bool("retry-feedback", false, ""),
 		streamCalls:     fs.Bool("stream-calls", false, ""),
 		dialects:        fs.String("dialects", "", ""),
 		noBuiltin:       fs.Bool("no-builtin", false, ""),
@@ -77,6 +79,9 @@ func (f *policyFlags) policy(fs *flag.FlagSet) (*sievehttp.Policy, error) {
 		case "hold-text":
 			b := *f.holdText
 			pol.Default.HoldText = &b
+		case "retry-feedback":
+			b := *f.retryFeedback
+			pol.Default.RetryFeedback = &b
 		case "stream-calls":
 			b := *f.streamCalls
 			pol.Default.StreamCalls = &b
@@ -173,7 +178,7 @@ func explainPolicy(w, warn io.Writer, pol *sievehttp.Policy, model string, over 
 	decided := append(s.From, "defaults")
 	out := map[string]any{
 		"model": model, "mode": s.Mode(), "dialects": dialects, "allow_repairs": allow,
-		"retries": s.Retries, "hold_text": s.HoldText, "stream_calls": s.StreamCalls, "code_guard": s.CodeGuard,
+		"retries": s.Retries, "hold_text": s.HoldText, "retry_feedback": s.RetryFeedback, "stream_calls": s.StreamCalls, "code_guard": s.CodeGuard,
 		"clean_history": s.CleanHistory, "decided_by": decided,
 		"header_timeout":   orDefault(s.HeaderTimeout, sievehttp.DefaultHeaderTimeout).String(),
 		"idle_timeout":     orDefault(s.IdleTimeout, sievehttp.DefaultIdleTimeout).String(),

@@ -113,8 +113,11 @@ func TestProxyCommandExplain(t *testing.T) {
 	assert.True(t, got.HoldText)
 	assert.Equal(t, []string{"deepseek-reasoner", "builtin:deepseek", "global", "defaults"}, got.DecidedBy)
 
-	code, stdout, stderr = runCmd(t, nil, "proxy", "--mode", "strict", "--no-builtin", "--dialects", "dsml,hermes", "--explain", "deepseek-chat")
+	assert.Contains(t, stdout, `"retry_feedback": false`)
+
+	code, stdout, stderr = runCmd(t, nil, "proxy", "--mode", "strict", "--no-builtin", "--dialects", "dsml,hermes", "--retry-feedback", "--explain", "deepseek-chat")
 	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, `"retry_feedback": true`)
 	assert.Contains(t, stdout, `"mode": "strict"`)
 	assert.Contains(t, stdout, `"dsml",`)
 	assert.Contains(t, stdout, `"stream_calls": false`, "strict: calls go out when complete")

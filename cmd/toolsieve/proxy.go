@@ -25,7 +25,7 @@ import (
 )
 
 const proxyUsage = `Usage: toolsieve proxy --upstream URL [--upstream-key-file FILE] [--listen ADDR] [--tools FILE] [--policy FILE]
-                       [--mode strict|lenient] [--retries N] [--hold-text] [--stream-calls] [--dialects LIST]
+                       [--mode strict|lenient] [--retries N] [--hold-text] [--retry-feedback] [--stream-calls] [--dialects LIST]
                        [--no-builtin] [--backoff D] [--header-timeout D] [--idle-timeout D]
                        [--response-timeout D] [--client-timeout D] [--memory-budget SIZE]
                        [--max-request-body SIZE] [--client-keys-file FILE] [--metrics]
@@ -95,6 +95,8 @@ Flags:
   --retries N           global default retry budget, 0 to 10 (default 0)
   --hold-text           global default: hold a stream's text back while a
                         retry is possible (costs latency)
+  --retry-feedback      global default: a retry's request carries the failed
+                        answer and a message saying what was wrong with it
   --stream-calls        global default: send a recovered call as it is
                         written, name first, then its arguments piece by piece
                         (default on in lenient mode, off in strict mode;
