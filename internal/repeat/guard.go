@@ -89,6 +89,7 @@ const (
 	headLen   = 8    // a piece's first bytes kept, while a run is under way
 	utf8Max   = 4    // bytes of the longest UTF-8 character
 	cutMax    = 2048 // a piece, and a stretch's window, end every this many bytes
+	firstCut  = 256  // a stretch's first cut; the next ones double up to cutMax
 	winSize   = 512  // the bytes before a cut checked for a period
 	maxPeriod = 256  // the longest unit of text looked for
 	// A window repeating a phrase inlineRepeats times is a loop.
@@ -131,12 +132,13 @@ type Guard struct {
 	strong    bool // a run is long: pieces are hashed in full
 
 	// The stretch in progress: bytes since the last marker of markup.
-	stretch    int64                   // the offset where it began, or was last cut
-	win        [winSize + utf8Max]byte // its bytes from position cutMax-winSize to the cut
-	prevWin    [winSize]byte           // the window at the last cut
-	prevOK     bool                    // prevWin holds one
-	winMatches int                     // windows in a row that showed the text of the one before
-	winP       int                     // the period the window at the last cut had (0: none)
+	stretch int64                   // the offset where it began, or was last cut
+	total   int64                   // its bytes before the last cut
+	cutAt   int                     // the next cut, counted from stretch
+	win     [winSize + utf8Max]byte // its bytes from position winFrom() to the cut
+	wunit   [maxPeriod]byte         // the unit the last window ended with
+	unitP   int                     // its length (0: the last window was not periodic)
+	span    int64                   // the bytes up to the last cut that repeat unit
 
 	count  uint32
 	ring   [ringSize]symbol
@@ -156,7 +158,7 @@ type Guard struct {
 // New returns a guard with limits lim (zero fields: defaults).
 func New(lim Limits) *Guard {
 	lim.withDefaults()
-	g := &Guard{lim: lim, firedAt: -1, full: fnvOffset}
+	g := &Guard{lim: lim, firedAt: -1, full: fnvOffset, cutAt: firstCut}
 	g.setRoom()
 	return g
 }
@@ -190,7 +192,7 @@ func (g *Guard) Text(p []byte, prev uint32) int {
 		return len(p)
 	}
 	if m := g.n + len(p); m < g.winRoom { // in the window, before a cut: keep and count
-		copy(g.win[g.sn()-(cutMax-winSize):], p)
+		copy(g.win[g.sn()-g.winFrom():], p)
 		g.n = m
 		return len(p)
 	}
@@ -222,7 +224,7 @@ func (g *Guard) text(p []byte, prev uint32) int {
 		// this piece's bytes in rest: up to its line's end, or the next
 		// cut of the piece or of the stretch (at a character's start)
 		sn := g.sn()
-		toCut := max(min(cutMax-g.n, cutMax-sn), 0)
+		toCut := max(min(cutMax-g.n, g.cutAt-sn), 0)
 		k, line, cut := len(rest), false, false
 		i := -1
 		if g.inLines {
@@ -249,7 +251,7 @@ func (g *Guard) text(p []byte, prev uint32) int {
 				g.full = hashBytes(g.full, seg, g.afterMark)
 			}
 		}
-		if sn+k > cutMax-winSize {
+		if sn+k > g.winFrom() {
 			g.keep(seg, sn)
 		}
 		g.n += k
@@ -266,12 +268,23 @@ func (g *Guard) text(p []byte, prev uint32) int {
 // sn is the stretch's bytes since its start or last cut.
 func (g *Guard) sn() int { return int(g.start + int64(g.n) - g.stretch) }
 
+// winFrom is where the window before the next cut begins, counted like sn.
+func (g *Guard) winFrom() int { return max(g.cutAt-winSize, 0) }
+
+// newStretch begins a stretch at offset at: its cuts come at firstCut
+// bytes, then doubling up to every cutMax bytes, so that a short stretch
+// (a stream that ends soon) is checked too.
+func (g *Guard) newStretch(at int64) {
+	g.stretch, g.total, g.cutAt = at, 0, firstCut
+	g.unitP, g.span = 0, 0
+}
+
 // keep copies the bytes of seg, which begins at stretch position sn, that
 // fall in the window before the next cut of the stretch: win holds the
 // stretch from position cutMax-winSize on (a cut comes before a character
 // starts, so a few bytes past cutMax; bytes further on are not needed).
 func (g *Guard) keep(seg []byte, sn int) {
-	at := sn - (cutMax - winSize)
+	at := sn - g.winFrom()
 	if at < 0 {
 		seg = seg[min(-at, len(seg)):]
 		at = 0
@@ -285,9 +298,11 @@ func (g *Guard) keep(seg []byte, sn int) {
 // reports whether the guard fired.
 func (g *Guard) cut(tail uint32) bool {
 	fired := false
-	if sn := g.sn(); sn >= cutMax {
+	if sn := g.sn(); sn >= g.cutAt {
 		fired = g.periodic(sn)
 		g.stretch = g.start + int64(g.n)
+		g.total += int64(sn)
+		g.cutAt = int(min(max(g.total, firstCut), cutMax))
 	}
 	if g.n >= cutMax {
 		if g.pushPiece(tail) && !fired {
@@ -333,9 +348,9 @@ func (g *Guard) setRoom() {
 		g.room = 0
 	default:
 		sn := g.sn()
-		g.room = min(g.n+max(cutMax-winSize-sn, 0), cutMax)
-		if sn >= cutMax-winSize { // Text keeps the bytes up to the cut, less a character's bytes
-			g.winRoom = min(g.n+cutMax-utf8Max-sn, cutMax-utf8Max)
+		g.room = min(g.n+max(g.winFrom()-sn, 0), cutMax)
+		if sn >= g.winFrom() { // Text keeps the bytes up to the cut, less a character's bytes
+			g.winRoom = min(g.n+g.cutAt-utf8Max-sn, cutMax-utf8Max)
 		}
 	}
 }
@@ -380,13 +395,13 @@ func (g *Guard) Marker(raw []byte, markup bool, prev uint32) bool {
 	}
 	if markup {
 		h ^= markupBit
-		g.stretch = g.start + int64(len(raw))
+		g.newStretch(g.start + int64(len(raw)))
 	} else { // an HTML tag, a backtick run: the stretch goes on
 		if g.inLines && g.lines.strong {
 			g.lineBytes(raw) // a line's bytes
 		}
 		h &^= markupBit
-		if sn := g.sn(); sn+len(raw) > cutMax-winSize {
+		if sn := g.sn(); sn+len(raw) > g.winFrom() {
 			g.keep(raw, sn)
 		}
 	}
@@ -545,36 +560,91 @@ func (g *Guard) fire(at int64) bool {
 	return true
 }
 
-// periodic checks the window before a cut of the stretch (g.start+g.n): a
-// unit of text repeated enough within it fires the guard.
+// periodic checks the window before a cut of the stretch (g.start+g.n),
+// sn bytes after the last cut: a unit of text repeated enough fires the
+// guard. The repeated span is the window's periodic tail, and, when the
+// whole window repeats the unit the window at the last cut ended with,
+// the span that window had plus the bytes between the two cuts (a loop
+// goes on across cuts; the bytes between are not compared).
 func (g *Guard) periodic(sn int) bool {
-	end := sn - (cutMax - winSize) // the window is the winSize bytes before the cut
-	if end > len(g.win) {
+	from := g.winFrom()
+	end, wl := sn-from, g.cutAt-from // the window: the wl bytes before the cut
+	prevP, prevSpan := g.unitP, g.span
+	g.unitP, g.span = 0, 0
+	if end > len(g.win) || end < wl {
 		return false // a marker too long took the window's place
 	}
-	w := g.win[end-winSize : end]
-	p := period(w)
+	w := g.win[end-wl : end]
+	p, tail := period(w)
 	if p == 0 {
 		return false
 	}
-	unit, reps := w[len(w)-p:], len(w)/p
-	if bytes.IndexByte(w[len(w)-p-1:], '\n') >= 0 || bytes.Contains(w[len(w)-p-1:], []byte(`\n`)) {
-		if reps < g.lim.Lines || distinct(unit, true) < lineVariety { // a unit of lines
-			return false
-		}
-	} else if reps < inlineRepeats || letters(unit) < inlineLetters {
+	unit := w[len(w)-p:]
+	span := int64(tail)
+	if tail == len(w) && prevP == p && rotated(unit, g.wunit[:p], sn%p) {
+		span = prevSpan + int64(sn)
+	}
+	copy(g.wunit[:], unit)
+	g.unitP, g.span = p, span
+	if !loopOfText(w[max(len(w)-p-1, 0):], unit, span/int64(p), span, g.lim.Lines) {
 		return false
 	}
 	return g.fire(g.start + int64(g.n))
 }
 
-// period returns the period of window w: the distance back to the nearest
-// earlier occurrence of its last eight bytes (at most maxPeriod), when w
-// is that periodic all through; else 0.
-func period(w []byte) int {
-	p := 0
+// Thresholds of units of text, by what the unit holds. A unit of lines
+// with lineVariety distinct bytes fires at Limits.Lines repetitions over
+// minLineSpan bytes; one of fewer (a row of a diagram, `  |    |`) at
+// plainRepeats over plainSpan bytes. A phrase of inlineLetters letters
+// fires at inlineRepeats over phraseSpan bytes; one of fewer letters
+// (`ny`, ` b`, `-th`) at fewRepeats over fewSpan; one of no letter
+// (`  412`) at plainRepeats over plainSpan. One byte repeated is padding
+// or test data, never a loop.
+const (
+	phraseSpan   = 192
+	fewRepeats   = 128
+	fewSpan      = 256
+	plainRepeats = 256
+	plainSpan    = 4096
+)
+
+// loopOfText reports whether unit, repeated reps times over span bytes,
+// is a loop; around is the unit with the byte before it.
+func loopOfText(around, unit []byte, reps, span int64, lines int) bool {
+	if bytes.IndexByte(around, '\n') >= 0 || bytes.Contains(around, []byte(`\n`)) { // a unit of lines
+		v := distinct(unit, true)
+		return v >= lineVariety && reps >= int64(lines) && span >= minLineSpan ||
+			v > 0 && reps >= plainRepeats && span >= plainSpan
+	}
+	switch l := letters(unit); {
+	case l >= inlineLetters:
+		return reps >= inlineRepeats && span >= phraseSpan
+	case len(unit) < 2: // one byte repeated: padding, or test data
+		return false
+	case l > 0:
+		return reps >= fewRepeats && span >= fewSpan
+	default:
+		return distinct(unit, true) > 0 && reps >= plainRepeats && span >= plainSpan
+	}
+}
+
+// rotated reports whether unit is prev rotated by r: the same loop, cut r
+// bytes further on.
+func rotated(unit, prev []byte, r int) bool {
+	p := len(prev)
+	return bytes.Equal(unit[:p-r], prev[r:]) && bytes.Equal(unit[p-r:], prev[:r])
+}
+
+// period returns the period of window w: the distance p back to the
+// nearest earlier occurrence of its last eight bytes (at most maxPeriod),
+// and the length of w's tail that repeats with period p, when that tail
+// holds the unit twice at least; else 0, 0.
+func period(w []byte) (p, tail int) {
+	if len(w) < 16 {
+		return 0, 0
+	}
 	last := binary.LittleEndian.Uint64(w[len(w)-8:])
-	from := len(w) - 8 - maxPeriod // candidates: where the needle's first byte is
+	from := max(len(w)-8-maxPeriod, 0) // candidates: where the needle's first byte is
 	for from < len(w)-8 {
 		i := bytes.IndexByte(w[from:len(w)-8], w[len(w)-8])
 		if i < 0 {
@@ -585,10 +655,20 @@ func period(w []byte) int {
 		}
 		from++
 	}
-	if p == 0 || !bytes.Equal(w[p:], w[:len(w)-p]) {
-		return 0
+	if p == 0 {
+		return 0, 0
 	}
-	return p
+	j := len(w) - 1 - 8
+	for j >= p && w[j] == w[j-p] {
+		j--
+	}
+	if j < p { // all through
+		return p, len(w)
+	}
+	if tail = len(w) - (j - p + 1); tail < 2*p {
+		return 0, 0
+	}
+	return p, tail
 }
 
 // distinct counts the distinct bytes of b that are not whitespace (nor,
