@@ -88,6 +88,7 @@ const (
 	tableSize = 256  // last occurrences, by fingerprint
 	headLen   = 8    // a piece's first bytes kept, while a run is under way
 	utf8Max   = 4    // bytes of the longest UTF-8 character
+	tagMax    = 64   // a tag (not markup) past a cut still leaves the window whole up to this many bytes
 	cutMax    = 2048 // a piece, and a stretch's window, end every this many bytes
 	firstCut  = 256  // a stretch's first cut; the next ones double up to cutMax
 	winSize   = 512  // the bytes before a cut checked for a period
@@ -132,13 +133,13 @@ type Guard struct {
 	strong    bool // a run is long: pieces are hashed in full
 
 	// The stretch in progress: bytes since the last marker of markup.
-	stretch int64                   // the offset where it began, or was last cut
-	total   int64                   // its bytes before the last cut
-	cutAt   int                     // the next cut, counted from stretch
-	win     [winSize + utf8Max]byte // its bytes from position winFrom() to the cut
-	wunit   [maxPeriod]byte         // the unit the last window ended with
-	unitP   int                     // its length (0: the last window was not periodic)
-	span    int64                   // the bytes up to the last cut that repeat unit
+	stretch int64                  // the offset where it began, or was last cut
+	total   int64                  // its bytes before the last cut
+	cutAt   int                    // the next cut, counted from stretch
+	win     [winSize + tagMax]byte // its bytes from position winFrom() to the cut
+	wunit   [maxPeriod]byte        // the unit the last window ended with
+	unitP   int                    // its length (0: the last window was not periodic)
+	span    int64                  // the bytes up to the last cut that repeat unit
 
 	count  uint32
 	ring   [ringSize]symbol
@@ -299,10 +300,7 @@ func (g *Guard) keep(seg []byte, sn int) {
 func (g *Guard) cut(tail uint32) bool {
 	fired := false
 	if sn := g.sn(); sn >= g.cutAt {
-		fired = g.periodic(sn)
-		g.stretch = g.start + int64(g.n)
-		g.total += int64(sn)
-		g.cutAt = int(min(max(g.total, firstCut), cutMax))
+		fired = g.cutStretch(sn)
 	}
 	if g.n >= cutMax {
 		if g.pushPiece(tail) && !fired {
@@ -310,6 +308,16 @@ func (g *Guard) cut(tail uint32) bool {
 		}
 		g.startPiece()
 	}
+	return fired
+}
+
+// cutStretch checks the window before a cut of the stretch sn bytes after
+// the last, starts the next window, and reports whether the guard fired.
+func (g *Guard) cutStretch(sn int) bool {
+	fired := g.periodic(sn)
+	g.stretch = g.start + int64(g.n)
+	g.total += int64(sn)
+	g.cutAt = int(min(max(g.total, firstCut), cutMax))
 	return fired
 }
 
@@ -409,6 +417,9 @@ func (g *Guard) Marker(raw []byte, markup bool, prev uint32) bool {
 	g.push(symbol{fp: h, full: h | 1, end: g.start, mark: true}, markup)
 	g.afterMark = markup
 	fired := g.check()
+	if sn := g.sn(); !markup && !fired && sn >= g.cutAt { // tags alone reached a cut
+		fired = g.cutStretch(sn)
+	}
 	g.startPiece()
 	g.setRoom()
 	return fired
@@ -592,20 +603,29 @@ func (g *Guard) periodic(sn int) bool {
 	return g.fire(g.start + int64(g.n))
 }
 
-// Thresholds of units of text, by what the unit holds. A unit of lines
-// with lineVariety distinct bytes fires at Limits.Lines repetitions over
-// minLineSpan bytes; one of fewer (a row of a diagram, `  |    |`) at
-// plainRepeats over plainSpan bytes. A phrase of inlineLetters letters
-// fires at inlineRepeats over phraseSpan bytes; one of fewer letters
-// (`ny`, ` b`, `-th`) at fewRepeats over fewSpan; one of no letter
-// (`  412`) at plainRepeats over plainSpan. One byte repeated is padding
-// or test data, never a loop.
+// Thresholds of units of text, by what the unit holds, set from the Go
+// source tree (101 MB of .go, .md, .txt and .json: the largest repetition
+// of each kind in it is in brackets) and the loops of the field corpus.
+// A unit of lines with lineVariety distinct bytes fires at Limits.Lines
+// repetitions over minLineSpan bytes (32 lines in the tree); one of fewer
+// (a row of a diagram, `  |    |`) at plainRepeats over plainSpan bytes
+// (49). A phrase of inlineLetters letters fires at inlineRepeats over
+// phraseSpan bytes (`blah`, 53 times over 212 bytes); one character of a
+// script written without spaces (`像`), which is a word, at wordRepeats
+// (none). A unit of one or two letters (`ny`, ` b`, `-th`) fires at
+// fewRepeats (102, `\x00` escapes) and one of none (`  412`) at
+// plainRepeats over plainSpan (128); but such a unit with a separator
+// (`, ml`, ` 255,`: 640 and 921 times) is an element of a list, data. One
+// byte repeated is padding or test data (`a`, 309 times), never a loop.
 const (
-	phraseSpan   = 192
-	fewRepeats   = 128
-	fewSpan      = 256
-	plainRepeats = 256
-	plainSpan    = 4096
+	phraseSpan   = 512
+	wordRepeats  = 64
+	fewRepeats   = 256
+	fewSpan      = 512
+	plainRepeats = 512
+	plainSpan    = 2048
+	lineRepeats  = 256 // a line of few distinct bytes
+	lineSpan     = 4096
 )
 
 // loopOfText reports whether unit, repeated reps times over span bytes,
@@ -614,12 +634,18 @@ func loopOfText(around, unit []byte, reps, span int64, lines int) bool {
 	if bytes.IndexByte(around, '\n') >= 0 || bytes.Contains(around, []byte(`\n`)) { // a unit of lines
 		v := distinct(unit, true)
 		return v >= lineVariety && reps >= int64(lines) && span >= minLineSpan ||
-			v > 0 && reps >= plainRepeats && span >= plainSpan
+			v > 0 && reps >= lineRepeats && span >= lineSpan
 	}
-	switch l := letters(unit); {
-	case l >= inlineLetters:
-		return reps >= inlineRepeats && span >= phraseSpan
+	l := letters(unit)
+	switch {
 	case len(unit) < 2: // one byte repeated: padding, or test data
+		return false
+	case l >= inlineLetters && reps >= inlineRepeats && span >= phraseSpan:
+		return true
+	case l >= inlineLetters && unit[0] >= utf8.RuneSelf:
+		r, size := utf8.DecodeRune(unit)
+		return size == len(unit) && unicode.IsLetter(r) && reps >= wordRepeats
+	case l >= inlineLetters || bytes.ContainsAny(unit, ",;"):
 		return false
 	case l > 0:
 		return reps >= fewRepeats && span >= fewSpan
