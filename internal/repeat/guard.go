@@ -608,8 +608,8 @@ func (g *Guard) periodic(sn int) bool {
 // of each kind in it is in brackets) and the loops of the field corpus.
 // A unit of lines with lineVariety distinct bytes fires at Limits.Lines
 // repetitions over minLineSpan bytes (32 lines in the tree); one of fewer
-// (a row of a diagram, `  |    |`) at plainRepeats over plainSpan bytes
-// (49). A phrase of inlineLetters letters fires at inlineRepeats over
+// (a row of a diagram, `  |    |`) at lineRepeats over lineSpan bytes
+// (49), unless its lines are one character repeated (`☺☺☺`, 2,000 times). A phrase of inlineLetters letters fires at inlineRepeats over
 // phraseSpan bytes (`blah`, 53 times over 212 bytes); one character of a
 // script written without spaces (`像`), which is a word, at wordRepeats
 // (none). A unit of one or two letters (`ny`, ` b`, `-th`) fires at
@@ -634,7 +634,7 @@ func loopOfText(around, unit []byte, reps, span int64, lines int) bool {
 	if bytes.IndexByte(around, '\n') >= 0 || bytes.Contains(around, []byte(`\n`)) { // a unit of lines
 		v := distinct(unit, true)
 		return v >= lineVariety && reps >= int64(lines) && span >= minLineSpan ||
-			v > 0 && reps >= lineRepeats && span >= lineSpan
+			v > 0 && reps >= lineRepeats && span >= lineSpan && !oneRune(unit)
 	}
 	l := letters(unit)
 	switch {
@@ -654,6 +654,26 @@ func loopOfText(around, unit []byte, reps, span int64, lines int) bool {
 	}
 }
 
+// oneRune reports whether the unit's lines are one character repeated
+// (line ends, escaped or not, aside): padding, or test data.
+func oneRune(unit []byte) bool {
+	var first rune = -1
+	for len(unit) > 0 {
+		r, size := utf8.DecodeRune(unit)
+		switch {
+		case r == '\\' && len(unit) > 1 && (unit[1] == 'n' || unit[1] == 'r'):
+			size = 2
+		case r == '\n' || r == '\r':
+		case first < 0:
+			first = r
+		case r != first:
+			return false
+		}
+		unit = unit[size:]
+	}
+	return true
+}
+
 // rotated reports whether unit is prev rotated by r: the same loop, cut r
 // bytes further on.
 func rotated(unit, prev []byte, r int) bool {
@@ -661,40 +681,61 @@ func rotated(unit, prev []byte, r int) bool {
 	return bytes.Equal(unit[:p-r], prev[r:]) && bytes.Equal(unit[p-r:], prev[:r])
 }
 
-// period returns the period of window w: the distance p back to the
-// nearest earlier occurrence of its last eight bytes (at most maxPeriod),
-// and the length of w's tail that repeats with period p, when that tail
-// holds the unit twice at least; else 0, 0.
+// period returns the period of window w and the length of w's tail that
+// repeats with it, when that tail holds the unit twice at least; else 0,
+// 0. Candidates are the distances p back (at most maxPeriod) to earlier
+// occurrences of w's last eight bytes; the nearest is taken unless its
+// tail is short (a window that ends in a run of spaces inside a longer
+// unit), then the nearest of those with the longest tail.
 func period(w []byte) (p, tail int) {
 	if len(w) < 16 {
 		return 0, 0
 	}
 	last := binary.LittleEndian.Uint64(w[len(w)-8:])
-	from := max(len(w)-8-maxPeriod, 0) // candidates: where the needle's first byte is
-	for from < len(w)-8 {
+	lo := max(len(w)-8-maxPeriod, 0)
+	near := 0
+	for from := lo; from < len(w)-8; from++ { // candidates: where the needle's first byte is
 		i := bytes.IndexByte(w[from:len(w)-8], w[len(w)-8])
 		if i < 0 {
 			break
 		}
 		if from += i; binary.LittleEndian.Uint64(w[from:]) == last {
-			p = len(w) - 8 - from // the nearest so far
+			near = len(w) - 8 - from
 		}
-		from++
 	}
-	if p == 0 {
+	if near == 0 {
 		return 0, 0
 	}
+	if p, tail = near, periodTail(w, near); tail < len(w)/2 {
+		for from := lo; from < len(w)-8-near; from++ {
+			i := bytes.IndexByte(w[from:len(w)-8-near], w[len(w)-8])
+			if i < 0 {
+				break
+			}
+			if from += i; binary.LittleEndian.Uint64(w[from:]) == last {
+				if q := len(w) - 8 - from; periodTail(w, q) >= tail {
+					p, tail = q, periodTail(w, q)
+				}
+			}
+		}
+	}
+	if tail < 2*p {
+		return 0, 0
+	}
+	return p, tail
+}
+
+// periodTail returns the length of w's tail that repeats with period p
+// (w's last eight bytes do).
+func periodTail(w []byte, p int) int {
 	j := len(w) - 1 - 8
 	for j >= p && w[j] == w[j-p] {
 		j--
 	}
-	if j < p { // all through
-		return p, len(w)
+	if j < p {
+		return len(w)
 	}
-	if tail = len(w) - (j - p + 1); tail < 2*p {
-		return 0, 0
-	}
-	return p, tail
+	return len(w) - (j - p + 1)
 }
 
 // distinct counts the distinct bytes of b that are not whitespace (nor,
