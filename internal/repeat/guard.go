@@ -182,6 +182,23 @@ func (g *Guard) Count(n int) bool {
 	return false
 }
 
+// Pass is Count for bytes p the caller knows hold no newline (when
+// WatchesLines): it also keeps bytes that fall in the window before a cut.
+// It reports false, taking nothing, when the caller must call Text instead.
+func (g *Guard) Pass(p []byte) bool {
+	m := g.n + len(p)
+	if m < g.room {
+		g.n = m
+		return true
+	}
+	if m < g.winRoom { // in the window, before a cut: keep and count
+		copy(g.win[g.sn()-g.winFrom():], p)
+		g.n = m
+		return true
+	}
+	return false
+}
+
 // Text observes content bytes. prev holds the four bytes before p (the
 // last in its low byte). It returns len(p), or, when the guard fired at a
 // unit that ends inside p, the number of p's bytes up to that point.
@@ -189,12 +206,7 @@ func (g *Guard) Text(p []byte, prev uint32) int {
 	if g.inLines && hasNewline(p) {
 		return g.text(p, prev)
 	}
-	if g.Count(len(p)) {
-		return len(p)
-	}
-	if m := g.n + len(p); m < g.winRoom { // in the window, before a cut: keep and count
-		copy(g.win[g.sn()-g.winFrom():], p)
-		g.n = m
+	if g.Pass(p) {
 		return len(p)
 	}
 	return g.text(p, prev)
@@ -236,6 +248,20 @@ func (g *Guard) text(p []byte, prev uint32) int {
 		} else if toCut < k {
 			k, cut = cutBefore(rest, toCut, k)
 		}
+		if line && !g.lines.strong && !g.fullOK && !(g.capture && g.n < headLen) {
+			// lines that need no hashing: all of them up to the cut, at once
+			j, fired := g.quickLines(rest[:min(len(rest), toCut)], k, prev)
+			if sn+j > g.winFrom() {
+				g.keep(rest[:j], sn)
+			}
+			g.n += j
+			done += j
+			prev = shiftIn(prev, rest[:j])
+			if fired {
+				return done
+			}
+			continue
+		}
 		seg := rest[:k]
 		if g.lines.strong {
 			g.lineBytes(seg)
@@ -258,12 +284,35 @@ func (g *Guard) text(p []byte, prev uint32) int {
 		g.n += k
 		done += k
 		prev = shiftIn(prev, seg)
-		if line && g.lineEnd(prev) || cut && g.cut(prev) {
+		if line && g.lineEnd(g.start+int64(g.n), prev) || cut && g.cut(prev) {
 			return done
 		}
 	}
 	g.setRoom()
 	return len(p)
+}
+
+// quickLines ends the lines of b, the first k bytes long (its end at
+// g.start+g.n+k), while the next needs no hashing, and returns the bytes
+// of b they took and whether the guard fired.
+func (g *Guard) quickLines(b []byte, k int, prev uint32) (int, bool) {
+	base := g.start + int64(g.n)
+	for {
+		var tail uint32
+		if k >= 4 {
+			tail = binary.BigEndian.Uint32(b[k-4 : k])
+		} else {
+			tail = shiftIn(prev, b[:k])
+		}
+		if g.lineEnd(base+int64(k), tail) || g.lines.strong {
+			return k, g.fired
+		}
+		i := bytes.IndexByte(b[k:], '\n')
+		if i < 0 {
+			return k, false
+		}
+		k += i + 1
+	}
 }
 
 // sn is the stretch's bytes since its start or last cut.
@@ -684,36 +733,46 @@ func rotated(unit, prev []byte, r int) bool {
 // period returns the period of window w and the length of w's tail that
 // repeats with it, when that tail holds the unit twice at least; else 0,
 // 0. Candidates are the distances p back (at most maxPeriod) to earlier
-// occurrences of w's last eight bytes; the nearest is taken unless its
-// tail is short (a window that ends in a run of spaces inside a longer
-// unit), then the nearest of those with the longest tail.
+// occurrences of w's last eight bytes, found by looking for the least
+// common of those bytes; the nearest is taken unless its tail is short (a
+// window that ends in a run of spaces inside a longer unit), then the
+// nearest of those with the longest tail.
 func period(w []byte) (p, tail int) {
 	if len(w) < 16 {
 		return 0, 0
 	}
-	last := binary.LittleEndian.Uint64(w[len(w)-8:])
-	lo := max(len(w)-8-maxPeriod, 0)
+	end := len(w) - 8 // the needle: w[end:]
+	last := binary.LittleEndian.Uint64(w[end:])
+	k := 0 // the needle's byte looked for
+	for i := 1; i < 8; i++ {
+		if common[w[end+i]] < common[w[end+k]] {
+			k = i
+		}
+	}
+	c := w[end+k]
+	lo := max(end-maxPeriod, 0)
 	near := 0
-	for from := lo; from < len(w)-8; from++ { // candidates: where the needle's first byte is
-		i := bytes.IndexByte(w[from:len(w)-8], w[len(w)-8])
+	// candidates: needle starts s in [lo, end), found by their byte s+k
+	for s := lo; s < end; s++ {
+		i := bytes.IndexByte(w[s+k:end+k], c)
 		if i < 0 {
 			break
 		}
-		if from += i; binary.LittleEndian.Uint64(w[from:]) == last {
-			near = len(w) - 8 - from
+		if s += i; binary.LittleEndian.Uint64(w[s:]) == last {
+			near = end - s
 		}
 	}
 	if near == 0 {
 		return 0, 0
 	}
 	if p, tail = near, periodTail(w, near); tail < len(w)/2 {
-		for from := lo; from < len(w)-8-near; from++ {
-			i := bytes.IndexByte(w[from:len(w)-8-near], w[len(w)-8])
+		for s := lo; s < end-near; s++ {
+			i := bytes.IndexByte(w[s+k:end-near+k], c)
 			if i < 0 {
 				break
 			}
-			if from += i; binary.LittleEndian.Uint64(w[from:]) == last {
-				if q := len(w) - 8 - from; periodTail(w, q) >= tail {
+			if s += i; binary.LittleEndian.Uint64(w[s:]) == last {
+				if q := end - s; periodTail(w, q) >= tail {
 					p, tail = q, periodTail(w, q)
 				}
 			}
@@ -724,6 +783,25 @@ func period(w []byte) (p, tail int) {
 	}
 	return p, tail
 }
+
+// common ranks bytes by how often they come in text: whitespace, then
+// frequent lowercase letters, then other letters; the rest (digits,
+// punctuation, capitals, bytes of other scripts) are rarer.
+var common = func() (r [256]uint8) {
+	for _, c := range []byte(" \t\n") {
+		r[c] = 4
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		r[c] = 2
+	}
+	for _, c := range []byte("etaoinsrhl") {
+		r[c] = 3
+	}
+	for _, c := range []byte(",.") {
+		r[c] = 1
+	}
+	return r
+}()
 
 // periodTail returns the length of w's tail that repeats with period p
 // (w's last eight bytes do).

@@ -67,10 +67,9 @@ func (g *Guard) lineBytes(seg []byte) {
 }
 
 // lineEnd ends the line in progress, whose last four bytes (at most) are
-// tail, at offset g.start+g.n, and reports whether the guard fired.
-func (g *Guard) lineEnd(tail32 uint32) bool {
+// tail, at offset end, and reports whether the guard fired.
+func (g *Guard) lineEnd(end int64, tail32 uint32) bool {
 	l := &g.lines
-	end := g.start + int64(g.n)
 	n := end - l.start
 	l.start = end
 	strong, hash, head, hn := l.strong, l.hash, l.head, l.hn
@@ -102,10 +101,13 @@ func (g *Guard) lineEnd(tail32 uint32) bool {
 		}
 	} else {
 		l.period, l.run, l.srun = 0, 0, 0
-		for q := uint32(1); q <= min(i, lineRing); q++ {
-			if l.fp[(i-q)%lineRing] == fp {
-				l.period, l.run = q, 1
-				break
+		f := &l.fp // the cheap signal first: no line kept has this fingerprint
+		if f[0] == fp || f[1] == fp || f[2] == fp || f[3] == fp || f[4] == fp || f[5] == fp || f[6] == fp || f[7] == fp {
+			for q := uint32(1); q <= min(i, lineRing); q++ {
+				if l.fp[(i-q)%lineRing] == fp {
+					l.period, l.run = q, 1
+					break
+				}
 			}
 		}
 	}
