@@ -203,7 +203,7 @@ func (g *Guard) Pass(p []byte) bool {
 // last in its low byte). It returns len(p), or, when the guard fired at a
 // unit that ends inside p, the number of p's bytes up to that point.
 func (g *Guard) Text(p []byte, prev uint32) int {
-	if g.inLines && hasNewline(p) {
+	if g.inLines && (len(p) > 64 || hasNewline(p)) { // text looks for line ends itself
 		return g.text(p, prev)
 	}
 	if g.Pass(p) {
@@ -297,14 +297,12 @@ func (g *Guard) text(p []byte, prev uint32) int {
 // of b they took and whether the guard fired.
 func (g *Guard) quickLines(b []byte, k int, prev uint32) (int, bool) {
 	base := g.start + int64(g.n)
+	l := &g.lines
 	for {
-		var tail uint32
-		if k >= 4 {
-			tail = binary.BigEndian.Uint32(b[k-4 : k])
-		} else {
-			tail = shiftIn(prev, b[:k])
-		}
-		if g.lineEnd(base+int64(k), tail) || g.lines.strong {
+		if end := base + int64(k); end-l.start == 1 && l.count > 0 { // a blank line: it belongs to the line before
+			l.size[(l.count-1)%lineRing]++
+			l.start = end
+		} else if g.quickLine(b, k, end, prev) {
 			return k, g.fired
 		}
 		i := bytes.IndexByte(b[k:], '\n')
@@ -313,6 +311,18 @@ func (g *Guard) quickLines(b []byte, k int, prev uint32) (int, bool) {
 		}
 		k += i + 1
 	}
+}
+
+// quickLine ends a line at b[k], offset end, and reports whether the guard
+// fired or the next line needs hashing.
+func (g *Guard) quickLine(b []byte, k int, end int64, prev uint32) bool {
+	var tail uint32
+	if k >= 4 {
+		tail = binary.BigEndian.Uint32(b[k-4 : k])
+	} else {
+		tail = shiftIn(prev, b[:k])
+	}
+	return g.lineEnd(end, tail) || g.lines.strong
 }
 
 // sn is the stretch's bytes since its start or last cut.
