@@ -149,7 +149,8 @@ type Guard struct {
 	srun   uint32 // symbols in a row whose full hash equals the one a period before
 
 	lines   lineRun // the lines of text (lines.go)
-	inLines bool    // lines are watched (InText)
+	inLines bool    // lines are watched (in text, and awake)
+	inText  bool    // InText
 
 	fired   bool
 	off     bool // Off: nothing is watched
@@ -314,7 +315,7 @@ func (g *Guard) quickLines(b []byte, k int, prev uint32) (int, bool) {
 }
 
 // quickLine ends a line at b[k], offset end, and reports whether the guard
-// fired or the next line needs hashing.
+// fired, the next line needs hashing or lines are no longer watched.
 func (g *Guard) quickLine(b []byte, k int, end int64, prev uint32) bool {
 	var tail uint32
 	if k >= 4 {
@@ -322,7 +323,7 @@ func (g *Guard) quickLine(b []byte, k int, end int64, prev uint32) bool {
 	} else {
 		tail = shiftIn(prev, b[:k])
 	}
-	return g.lineEnd(end, tail) || g.lines.strong
+	return g.lineEnd(end, tail) || g.lines.strong || !g.inLines
 }
 
 // sn is the stretch's bytes since its start or last cut.
@@ -374,6 +375,9 @@ func (g *Guard) cut(tail uint32) bool {
 // the last, starts the next window, and reports whether the guard fired.
 func (g *Guard) cutStretch(sn int) bool {
 	fired := g.periodic(sn)
+	if from := g.winFrom(); !fired && !g.lines.awake && g.inText && sn-from <= len(g.win) && sn-from >= g.cutAt-from {
+		fired = g.anchor(g.win[sn-g.cutAt : sn-from])
+	}
 	g.stretch = g.start + int64(g.n)
 	g.total += int64(sn)
 	g.cutAt = int(min(max(g.total, firstCut), cutMax))
@@ -656,6 +660,10 @@ func (g *Guard) periodic(sn int) bool {
 	}
 	copy(g.wunit[:], unit)
 	g.unitP, g.span = p, span
+	lines := bytes.IndexByte(w[max(len(w)-p-1, 0):], '\n') >= 0
+	if lines && g.inText && !g.lines.awake && g.wake(w) { // the window repeats lines: watch them
+		return true
+	}
 	if !loopOfText(w[max(len(w)-p-1, 0):], unit, span/int64(p), span, g.lim.Lines) {
 		return false
 	}
