@@ -752,7 +752,7 @@ func rotated(unit, prev []byte, r int) bool {
 // repeats with it, when that tail holds the unit twice at least; else 0,
 // 0. Candidates are the distances p back (at most maxPeriod) to earlier
 // occurrences of w's last eight bytes, found by looking for the least
-// common of those bytes; the nearest is taken unless its tail is short (a
+// common of their last four; the nearest is taken unless its tail is short (a
 // window that ends in a run of spaces inside a longer unit), then the
 // nearest of those with the longest tail.
 func period(w []byte) (p, tail int) {
@@ -761,8 +761,8 @@ func period(w []byte) (p, tail int) {
 	}
 	end := len(w) - 8 // the needle: w[end:]
 	last := binary.LittleEndian.Uint64(w[end:])
-	k := 0 // the needle's byte looked for
-	for i := 1; i < 8; i++ {
+	k := 4 // the needle's byte looked for: the least common of its last four
+	for i := 5; i < 8; i++ {
 		if common[w[end+i]] < common[w[end+k]] {
 			k = i
 		}

@@ -70,7 +70,8 @@ func (g *Guard) watchLines(on bool) {
 }
 
 // anchor is the cheap signal that wakes the lines: at each cut of a
-// stretch of text, the bytes before the window's last line end are kept
+// stretch of text, the 16 bytes before the window's first line end (with
+// 16 bytes before it in the window) are kept
 // (as a fingerprint, the last anchorRing of them); when they equal one
 // kept, a line came again, and lines are watched from the window on for
 // wakeSpan bytes at least, and as long as a run goes on. The window's
@@ -78,18 +79,10 @@ func (g *Guard) watchLines(on bool) {
 // lines had been watched all along.
 func (g *Guard) anchor(w []byte) bool {
 	l := &g.lines
-	if !g.inText || l.awake {
+	if !g.inText || l.awake || len(w) < 32 {
 		return false
 	}
-	last := -1
-	for i := 0; ; {
-		j := bytes.IndexByte(w[i:], '\n')
-		if j < 0 {
-			break
-		}
-		last = i + j
-		i = last + 1
-	}
+	last := bytes.IndexByte(w[16:], '\n') + 16 // the window's first line end with 16 bytes before it
 	if last < 16 {
 		return false
 	}
