@@ -23,23 +23,22 @@
 // unit holding markup fires at its Limits.Markup-th repetition only when the
 // last strongReps repetitions match in full too.
 //
-// Units of text. Between two markers of markup the bytes are a stretch; at
-// every cutMax bytes of a stretch, the winSize bytes before the cut are
-// checked for a period (the distance back to the previous occurrence of
-// their last bytes, verified by comparing the window with itself shifted).
-// A unit that holds a line end (a newline, or `\n` escaped in a JSON
-// string) is a unit of lines: it fires at Limits.Lines repetitions within
-// the window, or when two windows in a row repeat it, and its bytes must
-// hold lineVariety distinct non-space bytes (a line of one repeated
-// character is padding or test data, not a model repeating itself). A
-// phrase within a line fires at inlineRepeats repetitions within the
-// window, or over two windows, and must hold inlineLetters distinct letters
-// (a long line of numbers is data).
+// Units of text. Between two markers of markup the bytes are a stretch; it
+// is cut after firstCut bytes, then at doubling distances up to every
+// cutMax bytes, and at each cut the winSize bytes before it are checked for
+// a period (the nearest earlier occurrence of their last bytes whose
+// repeating tail is longest). The unit's repetitions are counted over that
+// tail and, while each window repeats the unit the one before ended with,
+// across cuts. How many repetitions and bytes fire depends on what the unit
+// holds (loopOfText: lines, a phrase of letters, one CJK character, one or
+// two letters, none); list elements and one byte repeated are data.
 //
-// Text costs a compare per chunk, and a copy and a look for the period per
-// cutMax bytes; only pieces right after markup and runs under way are
-// hashed byte by byte. The guard is linear in its input and its memory is
-// fixed.
+// Lines of text (lines.go) are looked for only once a cheap signal woke
+// them (an anchor at a cut that came again, or a window repeating lines).
+// Text costs a compare per chunk, and a copy and a look for the period and
+// the anchor per cut; only pieces right after markup, runs under way and
+// woken lines are read byte by byte. The guard is linear in its input and
+// its memory is fixed.
 package repeat
 
 import (
