@@ -13,9 +13,10 @@ import (
 // repetitions, lines are also hashed in full and their first bytes kept,
 // and the guard fires when the unit repeated Limits.Lines lines in a row
 // over at least minLineSpan bytes, the last strongReps repetitions matching
-// in full, its line holding lineVariety distinct non-space bytes. Each line
-// costs a few operations; only lines of a run under way are read byte by
-// byte.
+// in full, its line holding lineVariety distinct non-space bytes. Lines
+// are watched only once a cheap signal woke them (anchor, wake); awake,
+// each line costs a few operations, and only lines of a run under way are
+// read byte by byte.
 
 const (
 	lineRing    = 8   // the longest unit, in lines
