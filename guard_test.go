@@ -52,6 +52,14 @@ var loopClasses = []loopClass{
 		fixed("we will keep going and going. "), "", 0, false},
 	{"a corrupted opener word on every line", "Working.\n", fixed("<tool_cal\n"), "", 0, false},
 	{"a line of prose repeated", "Sure.\n", fixed("I will now run the test suite again.\n"), "", 0, false},
+	// Units of text too short or too plain for the rules of phrases and lines.
+	{"two letters repeated", "HelloHow", fixed("To"), "", 0, false},
+	{"a letter and a space repeated", "The taps: \"b", fixed(" b"), "", 0, false},
+	{"a suffix repeated", "Continue for $N$0", fixed("-th"), "", 0, false},
+	{"a number repeated", "Let me implement this.\n§412§", fixed("  412"), "", 0, false},
+	{"one CJK character repeated", "哎，可是我", fixed("像"), "", 0, false},
+	{"a row of a diagram repeated", "```\nText\n  |\n  v\n", fixed("  |                 |\n"), "", 0, false},
+	{"a template token that is no markup repeated", "It is sunny.\n", fixed("<|tool_response>"), "", 0, false},
 }
 
 // TestLoopClasses feeds each loop class with its unit repeated 1, 3, 10

@@ -23,23 +23,22 @@
 // unit holding markup fires at its Limits.Markup-th repetition only when the
 // last strongReps repetitions match in full too.
 //
-// Units of text. Between two markers of markup the bytes are a stretch; at
-// every cutMax bytes of a stretch, the winSize bytes before the cut are
-// checked for a period (the distance back to the previous occurrence of
-// their last bytes, verified by comparing the window with itself shifted).
-// A unit that holds a line end (a newline, or `\n` escaped in a JSON
-// string) is a unit of lines: it fires at Limits.Lines repetitions within
-// the window, or when two windows in a row repeat it, and its bytes must
-// hold lineVariety distinct non-space bytes (a line of one repeated
-// character is padding or test data, not a model repeating itself). A
-// phrase within a line fires at inlineRepeats repetitions within the
-// window, or over two windows, and must hold inlineLetters distinct letters
-// (a long line of numbers is data).
+// Units of text. Between two markers of markup the bytes are a stretch; it
+// is cut after firstCut bytes, then at doubling distances up to every
+// cutMax bytes, and at each cut the winSize bytes before it are checked for
+// a period (the nearest earlier occurrence of their last bytes whose
+// repeating tail is longest). The unit's repetitions are counted over that
+// tail and, while each window repeats the unit the one before ended with,
+// across cuts. How many repetitions and bytes fire depends on what the unit
+// holds (loopOfText: lines, a phrase of letters, one CJK character, one or
+// two letters, none); list elements and one byte repeated are data.
 //
-// Text costs a compare per chunk, and a copy and a look for the period per
-// cutMax bytes; only pieces right after markup and runs under way are
-// hashed byte by byte. The guard is linear in its input and its memory is
-// fixed.
+// Lines of text (lines.go) are looked for only once a cheap signal woke
+// them (an anchor at a cut that came again, or a window repeating lines).
+// Text costs a compare per chunk, and a copy and a look for the period and
+// the anchor per cut; only pieces right after markup, runs under way and
+// woken lines are read byte by byte. The guard is linear in its input and
+// its memory is fixed.
 package repeat
 
 import (
@@ -88,7 +87,9 @@ const (
 	tableSize = 256  // last occurrences, by fingerprint
 	headLen   = 8    // a piece's first bytes kept, while a run is under way
 	utf8Max   = 4    // bytes of the longest UTF-8 character
+	tagMax    = 64   // a tag (not markup) past a cut still leaves the window whole up to this many bytes
 	cutMax    = 2048 // a piece, and a stretch's window, end every this many bytes
+	firstCut  = 256  // a stretch's first cut; the next ones double up to cutMax
 	winSize   = 512  // the bytes before a cut checked for a period
 	maxPeriod = 256  // the longest unit of text looked for
 	// A window repeating a phrase inlineRepeats times is a loop.
@@ -131,12 +132,13 @@ type Guard struct {
 	strong    bool // a run is long: pieces are hashed in full
 
 	// The stretch in progress: bytes since the last marker of markup.
-	stretch    int64                   // the offset where it began, or was last cut
-	win        [winSize + utf8Max]byte // its bytes from position cutMax-winSize to the cut
-	prevWin    [winSize]byte           // the window at the last cut
-	prevOK     bool                    // prevWin holds one
-	winMatches int                     // windows in a row that showed the text of the one before
-	winP       int                     // the period the window at the last cut had (0: none)
+	stretch int64                  // the offset where it began, or was last cut
+	total   int64                  // its bytes before the last cut
+	cutAt   int                    // the next cut, counted from stretch
+	win     [winSize + tagMax]byte // its bytes from position winFrom() to the cut
+	wunit   [maxPeriod]byte        // the unit the last window ended with
+	unitP   int                    // its length (0: the last window was not periodic)
+	span    int64                  // the bytes up to the last cut that repeat unit
 
 	count  uint32
 	ring   [ringSize]symbol
@@ -146,7 +148,8 @@ type Guard struct {
 	srun   uint32 // symbols in a row whose full hash equals the one a period before
 
 	lines   lineRun // the lines of text (lines.go)
-	inLines bool    // lines are watched (InText)
+	inLines bool    // lines are watched (in text, and awake)
+	inText  bool    // InText
 
 	fired   bool
 	off     bool // Off: nothing is watched
@@ -156,7 +159,7 @@ type Guard struct {
 // New returns a guard with limits lim (zero fields: defaults).
 func New(lim Limits) *Guard {
 	lim.withDefaults()
-	g := &Guard{lim: lim, firedAt: -1, full: fnvOffset}
+	g := &Guard{lim: lim, firedAt: -1, full: fnvOffset, cutAt: firstCut}
 	g.setRoom()
 	return g
 }
@@ -179,19 +182,31 @@ func (g *Guard) Count(n int) bool {
 	return false
 }
 
+// Pass is Count for bytes p the caller knows hold no newline (when
+// WatchesLines): it also keeps bytes that fall in the window before a cut.
+// It reports false, taking nothing, when the caller must call Text instead.
+func (g *Guard) Pass(p []byte) bool {
+	m := g.n + len(p)
+	if m < g.room {
+		g.n = m
+		return true
+	}
+	if m < g.winRoom { // in the window, before a cut: keep and count
+		copy(g.win[g.sn()-g.winFrom():], p)
+		g.n = m
+		return true
+	}
+	return false
+}
+
 // Text observes content bytes. prev holds the four bytes before p (the
 // last in its low byte). It returns len(p), or, when the guard fired at a
 // unit that ends inside p, the number of p's bytes up to that point.
 func (g *Guard) Text(p []byte, prev uint32) int {
-	if g.inLines && hasNewline(p) {
+	if g.inLines && (len(p) > 64 || hasNewline(p)) { // text looks for line ends itself
 		return g.text(p, prev)
 	}
-	if g.Count(len(p)) {
-		return len(p)
-	}
-	if m := g.n + len(p); m < g.winRoom { // in the window, before a cut: keep and count
-		copy(g.win[g.sn()-(cutMax-winSize):], p)
-		g.n = m
+	if g.Pass(p) {
 		return len(p)
 	}
 	return g.text(p, prev)
@@ -222,7 +237,7 @@ func (g *Guard) text(p []byte, prev uint32) int {
 		// this piece's bytes in rest: up to its line's end, or the next
 		// cut of the piece or of the stretch (at a character's start)
 		sn := g.sn()
-		toCut := max(min(cutMax-g.n, cutMax-sn), 0)
+		toCut := max(min(cutMax-g.n, g.cutAt-sn), 0)
 		k, line, cut := len(rest), false, false
 		i := -1
 		if g.inLines {
@@ -232,6 +247,20 @@ func (g *Guard) text(p []byte, prev uint32) int {
 			k, line = i+1, true
 		} else if toCut < k {
 			k, cut = cutBefore(rest, toCut, k)
+		}
+		if line && !g.lines.strong && !g.fullOK && !(g.capture && g.n < headLen) {
+			// lines that need no hashing: all of them up to the cut, at once
+			j, fired := g.quickLines(rest[:min(len(rest), toCut)], k, prev)
+			if sn+j > g.winFrom() {
+				g.keep(rest[:j], sn)
+			}
+			g.n += j
+			done += j
+			prev = shiftIn(prev, rest[:j])
+			if fired {
+				return done
+			}
+			continue
 		}
 		seg := rest[:k]
 		if g.lines.strong {
@@ -249,13 +278,13 @@ func (g *Guard) text(p []byte, prev uint32) int {
 				g.full = hashBytes(g.full, seg, g.afterMark)
 			}
 		}
-		if sn+k > cutMax-winSize {
+		if sn+k > g.winFrom() {
 			g.keep(seg, sn)
 		}
 		g.n += k
 		done += k
 		prev = shiftIn(prev, seg)
-		if line && g.lineEnd(prev) || cut && g.cut(prev) {
+		if line && g.lineEnd(g.start+int64(g.n), prev) || cut && g.cut(prev) {
 			return done
 		}
 	}
@@ -263,15 +292,59 @@ func (g *Guard) text(p []byte, prev uint32) int {
 	return len(p)
 }
 
+// quickLines ends the lines of b, the first k bytes long (its end at
+// g.start+g.n+k), while the next needs no hashing, and returns the bytes
+// of b they took and whether the guard fired.
+func (g *Guard) quickLines(b []byte, k int, prev uint32) (int, bool) {
+	base := g.start + int64(g.n)
+	l := &g.lines
+	for {
+		if end := base + int64(k); end-l.start == 1 && l.count > 0 { // a blank line: it belongs to the line before
+			l.size[(l.count-1)%lineRing]++
+			l.start = end
+		} else if g.quickLine(b, k, end, prev) {
+			return k, g.fired
+		}
+		i := bytes.IndexByte(b[k:], '\n')
+		if i < 0 {
+			return k, false
+		}
+		k += i + 1
+	}
+}
+
+// quickLine ends a line at b[k], offset end, and reports whether the guard
+// fired, the next line needs hashing or lines are no longer watched.
+func (g *Guard) quickLine(b []byte, k int, end int64, prev uint32) bool {
+	var tail uint32
+	if k >= 4 {
+		tail = binary.BigEndian.Uint32(b[k-4 : k])
+	} else {
+		tail = shiftIn(prev, b[:k])
+	}
+	return g.lineEnd(end, tail) || g.lines.strong || !g.inLines
+}
+
 // sn is the stretch's bytes since its start or last cut.
 func (g *Guard) sn() int { return int(g.start + int64(g.n) - g.stretch) }
+
+// winFrom is where the window before the next cut begins, counted like sn.
+func (g *Guard) winFrom() int { return max(g.cutAt-winSize, 0) }
+
+// newStretch begins a stretch at offset at: its cuts come at firstCut
+// bytes, then doubling up to every cutMax bytes, so that a short stretch
+// (a stream that ends soon) is checked too.
+func (g *Guard) newStretch(at int64) {
+	g.stretch, g.total, g.cutAt = at, 0, firstCut
+	g.unitP, g.span = 0, 0
+}
 
 // keep copies the bytes of seg, which begins at stretch position sn, that
 // fall in the window before the next cut of the stretch: win holds the
 // stretch from position cutMax-winSize on (a cut comes before a character
 // starts, so a few bytes past cutMax; bytes further on are not needed).
 func (g *Guard) keep(seg []byte, sn int) {
-	at := sn - (cutMax - winSize)
+	at := sn - g.winFrom()
 	if at < 0 {
 		seg = seg[min(-at, len(seg)):]
 		at = 0
@@ -285,9 +358,8 @@ func (g *Guard) keep(seg []byte, sn int) {
 // reports whether the guard fired.
 func (g *Guard) cut(tail uint32) bool {
 	fired := false
-	if sn := g.sn(); sn >= cutMax {
-		fired = g.periodic(sn)
-		g.stretch = g.start + int64(g.n)
+	if sn := g.sn(); sn >= g.cutAt {
+		fired = g.cutStretch(sn)
 	}
 	if g.n >= cutMax {
 		if g.pushPiece(tail) && !fired {
@@ -295,6 +367,19 @@ func (g *Guard) cut(tail uint32) bool {
 		}
 		g.startPiece()
 	}
+	return fired
+}
+
+// cutStretch checks the window before a cut of the stretch sn bytes after
+// the last, starts the next window, and reports whether the guard fired.
+func (g *Guard) cutStretch(sn int) bool {
+	fired := g.periodic(sn)
+	if from := g.winFrom(); !fired && !g.lines.awake && g.inText && sn-from <= len(g.win) && sn-from >= g.cutAt-from {
+		fired = g.anchor(g.win[sn-g.cutAt : sn-from])
+	}
+	g.stretch = g.start + int64(g.n)
+	g.total += int64(sn)
+	g.cutAt = int(min(max(g.total, firstCut), cutMax))
 	return fired
 }
 
@@ -333,9 +418,9 @@ func (g *Guard) setRoom() {
 		g.room = 0
 	default:
 		sn := g.sn()
-		g.room = min(g.n+max(cutMax-winSize-sn, 0), cutMax)
-		if sn >= cutMax-winSize { // Text keeps the bytes up to the cut, less a character's bytes
-			g.winRoom = min(g.n+cutMax-utf8Max-sn, cutMax-utf8Max)
+		g.room = min(g.n+max(g.winFrom()-sn, 0), cutMax)
+		if sn >= g.winFrom() { // Text keeps the bytes up to the cut, less a character's bytes
+			g.winRoom = min(g.n+g.cutAt-utf8Max-sn, cutMax-utf8Max)
 		}
 	}
 }
@@ -380,13 +465,13 @@ func (g *Guard) Marker(raw []byte, markup bool, prev uint32) bool {
 	}
 	if markup {
 		h ^= markupBit
-		g.stretch = g.start + int64(len(raw))
+		g.newStretch(g.start + int64(len(raw)))
 	} else { // an HTML tag, a backtick run: the stretch goes on
 		if g.inLines && g.lines.strong {
 			g.lineBytes(raw) // a line's bytes
 		}
 		h &^= markupBit
-		if sn := g.sn(); sn+len(raw) > cutMax-winSize {
+		if sn := g.sn(); sn+len(raw) > g.winFrom() {
 			g.keep(raw, sn)
 		}
 	}
@@ -394,6 +479,9 @@ func (g *Guard) Marker(raw []byte, markup bool, prev uint32) bool {
 	g.push(symbol{fp: h, full: h | 1, end: g.start, mark: true}, markup)
 	g.afterMark = markup
 	fired := g.check()
+	if sn := g.sn(); !markup && !fired && sn >= g.cutAt { // tags alone reached a cut
+		fired = g.cutStretch(sn)
+	}
 	g.startPiece()
 	g.setRoom()
 	return fired
@@ -545,50 +633,204 @@ func (g *Guard) fire(at int64) bool {
 	return true
 }
 
-// periodic checks the window before a cut of the stretch (g.start+g.n): a
-// unit of text repeated enough within it fires the guard.
+// periodic checks the window before a cut of the stretch (g.start+g.n),
+// sn bytes after the last cut: a unit of text repeated enough fires the
+// guard. The repeated span is the window's periodic tail, and, when the
+// whole window repeats the unit the window at the last cut ended with,
+// the span that window had plus the bytes between the two cuts (a loop
+// goes on across cuts; the bytes between are not compared).
 func (g *Guard) periodic(sn int) bool {
-	end := sn - (cutMax - winSize) // the window is the winSize bytes before the cut
-	if end > len(g.win) {
+	from := g.winFrom()
+	end, wl := sn-from, g.cutAt-from // the window: the wl bytes before the cut
+	prevP, prevSpan := g.unitP, g.span
+	g.unitP, g.span = 0, 0
+	if end > len(g.win) || end < wl {
 		return false // a marker too long took the window's place
 	}
-	w := g.win[end-winSize : end]
-	p := period(w)
+	w := g.win[end-wl : end]
+	p, tail := period(w)
 	if p == 0 {
 		return false
 	}
-	unit, reps := w[len(w)-p:], len(w)/p
-	if bytes.IndexByte(w[len(w)-p-1:], '\n') >= 0 || bytes.Contains(w[len(w)-p-1:], []byte(`\n`)) {
-		if reps < g.lim.Lines || distinct(unit, true) < lineVariety { // a unit of lines
-			return false
-		}
-	} else if reps < inlineRepeats || letters(unit) < inlineLetters {
+	unit := w[len(w)-p:]
+	span := int64(tail)
+	if tail == len(w) && prevP == p && rotated(unit, g.wunit[:p], sn%p) {
+		span = prevSpan + int64(sn)
+	}
+	copy(g.wunit[:], unit)
+	g.unitP, g.span = p, span
+	lines := bytes.IndexByte(w[max(len(w)-p-1, 0):], '\n') >= 0
+	if lines && g.inText && !g.lines.awake && g.wake(w) { // the window repeats lines: watch them
+		return true
+	}
+	if !loopOfText(w[max(len(w)-p-1, 0):], unit, span/int64(p), span, g.lim.Lines) {
 		return false
 	}
 	return g.fire(g.start + int64(g.n))
 }
 
-// period returns the period of window w: the distance back to the nearest
-// earlier occurrence of its last eight bytes (at most maxPeriod), when w
-// is that periodic all through; else 0.
-func period(w []byte) int {
-	p := 0
-	last := binary.LittleEndian.Uint64(w[len(w)-8:])
-	from := len(w) - 8 - maxPeriod // candidates: where the needle's first byte is
-	for from < len(w)-8 {
-		i := bytes.IndexByte(w[from:len(w)-8], w[len(w)-8])
+// Thresholds of units of text, by what the unit holds, set from the Go
+// source tree (101 MB of .go, .md, .txt and .json: the largest repetition
+// of each kind in it is in brackets) and the loops of the field corpus.
+// A unit of lines with lineVariety distinct bytes fires at Limits.Lines
+// repetitions over minLineSpan bytes (32 lines in the tree); one of fewer
+// (a row of a diagram, `  |    |`) at lineRepeats over lineSpan bytes
+// (49), unless its lines are one character repeated (`☺☺☺`, 2,000 times). A phrase of inlineLetters letters fires at inlineRepeats over
+// phraseSpan bytes (`blah`, 53 times over 212 bytes); one character of a
+// script written without spaces (`像`), which is a word, at wordRepeats
+// (none). A unit of one or two letters (`ny`, ` b`, `-th`) fires at
+// fewRepeats (102, `\x00` escapes) and one of none (`  412`) at
+// plainRepeats over plainSpan (128); but such a unit with a separator
+// (`, ml`, ` 255,`: 640 and 921 times) is an element of a list, data. One
+// byte repeated is padding or test data (`a`, 309 times), never a loop.
+const (
+	phraseSpan   = 512
+	wordRepeats  = 64
+	fewRepeats   = 256
+	fewSpan      = 512
+	plainRepeats = 512
+	plainSpan    = 2048
+	lineRepeats  = 256 // a line of few distinct bytes
+	lineSpan     = 4096
+)
+
+// loopOfText reports whether unit, repeated reps times over span bytes,
+// is a loop; around is the unit with the byte before it.
+func loopOfText(around, unit []byte, reps, span int64, lines int) bool {
+	if bytes.IndexByte(around, '\n') >= 0 || bytes.Contains(around, []byte(`\n`)) { // a unit of lines
+		v := distinct(unit, true)
+		return v >= lineVariety && reps >= int64(lines) && span >= minLineSpan ||
+			v > 0 && reps >= lineRepeats && span >= lineSpan && !oneRune(unit)
+	}
+	l := letters(unit)
+	switch {
+	case len(unit) < 2: // one byte repeated: padding, or test data
+		return false
+	case l >= inlineLetters && reps >= inlineRepeats && span >= phraseSpan:
+		return true
+	case l >= inlineLetters && unit[0] >= utf8.RuneSelf:
+		r, size := utf8.DecodeRune(unit)
+		return size == len(unit) && unicode.IsLetter(r) && reps >= wordRepeats
+	case l >= inlineLetters || bytes.ContainsAny(unit, ",;"):
+		return false
+	case l > 0:
+		return reps >= fewRepeats && span >= fewSpan
+	default:
+		return distinct(unit, true) > 0 && reps >= plainRepeats && span >= plainSpan
+	}
+}
+
+// oneRune reports whether the unit's lines are one character repeated
+// (line ends, escaped or not, aside): padding, or test data.
+func oneRune(unit []byte) bool {
+	var first rune = -1
+	for len(unit) > 0 {
+		r, size := utf8.DecodeRune(unit)
+		switch {
+		case r == '\\' && len(unit) > 1 && (unit[1] == 'n' || unit[1] == 'r'):
+			size = 2
+		case r == '\n' || r == '\r':
+		case first < 0:
+			first = r
+		case r != first:
+			return false
+		}
+		unit = unit[size:]
+	}
+	return true
+}
+
+// rotated reports whether unit is prev rotated by r: the same loop, cut r
+// bytes further on.
+func rotated(unit, prev []byte, r int) bool {
+	p := len(prev)
+	return bytes.Equal(unit[:p-r], prev[r:]) && bytes.Equal(unit[p-r:], prev[:r])
+}
+
+// period returns the period of window w and the length of w's tail that
+// repeats with it, when that tail holds the unit twice at least; else 0,
+// 0. Candidates are the distances p back (at most maxPeriod) to earlier
+// occurrences of w's last eight bytes, found by looking for the least
+// common of their last four; the nearest is taken unless its tail is short (a
+// window that ends in a run of spaces inside a longer unit), then the
+// nearest of those with the longest tail.
+func period(w []byte) (p, tail int) {
+	if len(w) < 16 {
+		return 0, 0
+	}
+	end := len(w) - 8 // the needle: w[end:]
+	last := binary.LittleEndian.Uint64(w[end:])
+	k := 4 // the needle's byte looked for: the least common of its last four
+	for i := 5; i < 8; i++ {
+		if common[w[end+i]] < common[w[end+k]] {
+			k = i
+		}
+	}
+	c := w[end+k]
+	lo := max(end-maxPeriod, 0)
+	near := 0
+	// candidates: needle starts s in [lo, end), found by their byte s+k
+	for s := lo; s < end; s++ {
+		i := bytes.IndexByte(w[s+k:end+k], c)
 		if i < 0 {
 			break
 		}
-		if from += i; binary.LittleEndian.Uint64(w[from:]) == last {
-			p = len(w) - 8 - from // the nearest so far
+		if s += i; binary.LittleEndian.Uint64(w[s:]) == last {
+			near = end - s
 		}
-		from++
 	}
-	if p == 0 || !bytes.Equal(w[p:], w[:len(w)-p]) {
-		return 0
+	if near == 0 {
+		return 0, 0
 	}
-	return p
+	if p, tail = near, periodTail(w, near); tail < len(w)/2 {
+		for s := lo; s < end-near; s++ {
+			i := bytes.IndexByte(w[s+k:end-near+k], c)
+			if i < 0 {
+				break
+			}
+			if s += i; binary.LittleEndian.Uint64(w[s:]) == last {
+				if q := end - s; periodTail(w, q) >= tail {
+					p, tail = q, periodTail(w, q)
+				}
+			}
+		}
+	}
+	if tail < 2*p {
+		return 0, 0
+	}
+	return p, tail
+}
+
+// common ranks bytes by how often they come in text: whitespace, then
+// frequent lowercase letters, then other letters; the rest (digits,
+// punctuation, capitals, bytes of other scripts) are rarer.
+var common = func() (r [256]uint8) {
+	for _, c := range []byte(" \t\n") {
+		r[c] = 4
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		r[c] = 2
+	}
+	for _, c := range []byte("etaoinsrhl") {
+		r[c] = 3
+	}
+	for _, c := range []byte(",.") {
+		r[c] = 1
+	}
+	return r
+}()
+
+// periodTail returns the length of w's tail that repeats with period p
+// (w's last eight bytes do).
+func periodTail(w []byte, p int) int {
+	j := len(w) - 1 - 8
+	for j >= p && w[j] == w[j-p] {
+		j--
+	}
+	if j < p {
+		return len(w)
+	}
+	return len(w) - (j - p + 1)
 }
 
 // distinct counts the distinct bytes of b that are not whitespace (nor,

@@ -104,6 +104,17 @@ func TestGuardFires(t *testing.T) {
 		{"a short code line", repeat(200, text("\tX = 0\n")), -1},
 		{"a phrase in one line", repeat(400, text(" I will now run the test.")), -2},
 		{"one character in a line", repeat(4000, text("a")), -1},
+		{"a clause of 215 bytes, across cuts", repeat(40, text(" — just like the sentient beings who sought understanding and purpose — just like Alex — and the small town — once cloaked in mist and mystery — blossomed once again — filled with hope and understanding")), -2},
+		{"two letters, 200 times", repeat(200, text("ny")), -1},
+		{"two letters, 1000 times", repeat(1000, text("ny")), -2},
+		{"a number, 400 times", repeat(400, text("  412")), -1},
+		{"a number, 2000 times", repeat(2000, text("  412")), -2},
+		{"a list element, 5000 times", repeat(5000, text(" 255,")), -1},
+		{"one CJK character, 119 times", append([]item{text("哎，可是我")}, repeat(119, text("像"))...), -2},
+		{"one CJK character, 40 times", append([]item{text("哎，可是我")}, repeat(40, text("像"))...), -1},
+		{"a row of a diagram, 1000 times", repeat(1000, text("  |                 |\n")), -2},
+		{"a row of a diagram, 200 times", repeat(200, text("  |                 |\n")), -1},
+		{"a line of one character, 2000 times", repeat(2000, text("=====\n")), -1},
 		{"an HTML row repeated, different numbers", func() []item {
 			var out []item
 			for i := range 100 {
