@@ -182,7 +182,7 @@ func (m *Machine) labelDialect(t *lexer.Token) *Spec {
 		fits := false
 		switch {
 		case t.Marker == lexer.Unknown:
-			fits = s.name == nameTag && m.declared(name) && m.opt.HasParam != nil && m.opt.HasParam(name, t.Name)
+			fits = s.name == nameTag && m.declared(name) && m.takes(name, t.Name)
 		case s.shape == shXML && s.param == t.Marker && s.dsml == t.Has(lexer.DSML):
 			_, attr := s.attrOf(t, true)
 			fits = attr && s.name == nameAttr || !attr && len(t.Value) > 0 && s.name == nameValue

@@ -77,6 +77,13 @@ type Options struct {
 	// HasParam reports whether the declared tool named tool declares a
 	// parameter named param. nil: none is known.
 	HasParam func(tool, param []byte) bool
+	// Open reports whether the declared tool named tool declares no
+	// parameter (and does not close its object): it takes any argument
+	// names. nil: none is.
+	Open func(tool []byte) bool
+	// FitsTool reports whether an arguments object with these keys fits
+	// the declared tool named tool (see Fits). nil: none is known.
+	FitsTool func(tool []byte, keys []string) bool
 	// Fits returns the one declared tool that an arguments object with
 	// these keys fits: its parameters cover the keys and its required ones
 	// are among them. ok is false when none or several do. nil: none.
@@ -374,6 +381,7 @@ type Machine struct {
 	heldOff int64
 	lbl     *label    // a held harness label line (label.go); made when first needed
 	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
+	shown   bool      // the text introduced markup as an illustration (anchor.go)
 	probe   *probe    // made when first needed
 	textOff int64     // input offset of the text being handled
 
