@@ -2,6 +2,8 @@ package fsm
 
 import (
 	"bytes"
+	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/lexer"
 )
@@ -79,4 +81,186 @@ func (t *textTail) lastLine() []byte {
 		b = b[i+1:]
 	}
 	return b
+}
+
+// A declared tool's name anchors the arguments object that follows it when
+// only a label stands between them: `NAME {..}`, `NAME({..})`,
+// `[Calling tool: NAME with arguments: {..}]`, `"NAME" with args: {..}`,
+// `NAME (ID: x_12)] Arguments: {..}`, `NAME Args :{..}`, `NAME.\n{..}`.
+// The gap after the name holds at most maxAnchorGap bytes, one line break,
+// and no word but anchorWords and ids (words with a digit): a sentence
+// between the name and the object ("read_file showed that the config is
+// {..}") breaks the anchor.
+const maxAnchorGap = 64
+
+// anchorWords may stand between a tool's name and its arguments.
+var anchorWords = []string{"with", "args", "arguments", "argument", "params", "parameters", "parameter", "input", "id"}
+
+// anchoredFit returns the declared tool that the text just before the bare
+// arguments object names in a call-like position (see maxAnchorGap), when
+// an object with these keys fits it.
+func (m *Machine) anchoredFit(keys []string) (string, bool) {
+	if m.opt.FitsTool == nil || m.code != codeNone {
+		return "", false
+	}
+	name := m.tail.anchor(m.declared)
+	if name == nil || !m.opt.FitsTool(name, keys) {
+		return "", false
+	}
+	return string(name), true
+}
+
+// anchor returns the last word of the held text that declared accepts,
+// when only a label gap (see maxAnchorGap) follows it; else nil.
+func (t *textTail) anchor(declared func(w []byte) bool) []byte {
+	b := t.buf[max(t.start, t.end-maxTail):t.end]
+	if name, ok := anchorIn(b, declared); ok {
+		return b[name.a:name.b]
+	}
+	return nil
+}
+
+// gapFits reports whether gap may stand between a tool's name and its
+// arguments object (see maxAnchorGap).
+func gapFits(gap []byte) bool {
+	if len(gap) > maxAnchorGap || bytes.Count(gap, []byte{'\n'}) > 1 {
+		return false
+	}
+	for i := 0; i < len(gap); {
+		j := i
+		for j < len(gap) && (isIdentByte(gap[j]) || gap[j] >= 0x80) {
+			j++
+		}
+		if w := gap[i:j]; len(w) > 0 && !anchorWord(w) {
+			return false
+		}
+		i = j + 1
+	}
+	return true
+}
+
+// anchorWord reports whether w is one of anchorWords (in any case) or an
+// id (a word with a digit).
+func anchorWord(w []byte) bool {
+	for _, c := range w {
+		if c >= '0' && c <= '9' {
+			return true
+		}
+	}
+	for _, a := range anchorWords {
+		if bytes.EqualFold(w, []byte(a)) {
+			return true
+		}
+	}
+	return false
+}
+
+// A label line names the tool before its arguments object:
+// `[Calling tool: NAME with arguments: {..}]`, `[Tool call: NAME({..})]`,
+// `[Tool Call: NAME (ID: x_1)] Arguments: {..}`. Such a line (one starting
+// with '[' that is no [Tool Use:] label, label.go) is held, up to
+// maxAnchorLine bytes, until its first '{'. If a declared tool's name then
+// stands in it with only a label gap before the '{' (anchorIn), the held
+// line is the start of the call's markup and the object is probed as its
+// arguments (the probe's pre, anchor); the object must fit the tool (see
+// proseFit), else all goes back to the text. A line break, the cap, a
+// marker or a '{' without such a name gives the line back to the text, and
+// so does a '(', '[', '{' or '=' before the line's first space or ':'
+// (`[get_weather(city="SF")]` is a call expression, not a label).
+const maxAnchorLine = 160
+
+// anchorsLabels reports whether label lines may anchor a call: tools are
+// declared and bare arguments are recovered (bareargs.go).
+func (m *Machine) anchorsLabels() bool {
+	return m.tail != nil && m.opt.FitsTool != nil && m.code == codeNone
+}
+
+// anchorLabel steps the held label line by b[i]. It reports whether the
+// line was decided, and how many bytes of b were taken then.
+func (m *Machine) anchorLabel(b []byte, i int) (int, bool) {
+	l := m.lbl
+	c := b[i]
+	switch {
+	case !l.spaced && (c == '(' || c == '[' || c == '{' || c == '='):
+		// `[name(..)]`: a call expression (pythonic), no label
+		l.held = append(l.held, b[:i+1]...)
+		m.giveBackLabel()
+		return i + 1, true
+	case c == ' ' || c == ':':
+		l.spaced = true
+		return 0, false
+	case c == '{':
+		l.held = append(l.held, b[:i]...)
+		if name, ok := anchorIn(l.held, m.declared); ok {
+			held, off := l.held, l.off
+			l.state = lbNone
+			m.startProbe(off, true)
+			m.buf = append(m.buf, held...)
+			m.probe.pre, m.probe.anchor = len(held), name
+			return i, true // the '{' opens the probe's body
+		}
+		l.held = append(l.held, c)
+		m.giveBackLabel()
+		return i + 1, true
+	case c == '\n':
+		l.held = append(l.held, b[:i+1]...)
+		m.giveBackLabel()
+		return i + 1, true
+	case len(l.held)+i+1 >= maxAnchorLine:
+		j := i + 1
+		for j < len(b) && !utf8.RuneStart(b[j]) {
+			j++
+		}
+		l.held = append(l.held, b[:j]...)
+		m.giveBackLabel()
+		return j, true
+	}
+	return 0, false
+}
+
+// anchorIn returns where in b the last word that declared accepts stands,
+// when only a label gap (see maxAnchorGap) follows it to b's end.
+func anchorIn(b []byte, declared func(w []byte) bool) (span, bool) {
+	var name span
+	found := false
+	eachWord(b, func(a, e int) {
+		if declared(b[a:e]) {
+			name, found = span{a, e}, true
+		}
+	})
+	if !found || !gapFits(b[name.b:]) {
+		return span{}, false
+	}
+	return name, true
+}
+
+// eachWord calls f with the bounds of each word of b (see textTail.words).
+func eachWord(b []byte, f func(a, e int)) {
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && (isIdentByte(b[j]) || b[j] == '-' || b[j] == '.') {
+			j++
+		}
+		e := j
+		for e > i && (b[e-1] == '.' || b[e-1] == '-') {
+			e--
+		}
+		if e > i {
+			f(i, e)
+		}
+		i = j + 1
+	}
+}
+
+// schemaLike reports whether an object with these members is itself a
+// JSON schema (a tool's parameters quoted back): it has "$schema", or
+// "properties" with "type" or "required". It is never a call's arguments.
+func schemaLike(members map[string]json.RawMessage) bool {
+	if _, ok := members["$schema"]; ok {
+		return true
+	}
+	_, props := members["properties"]
+	_, typ := members["type"]
+	_, req := members["required"]
+	return props && (typ || req)
 }

@@ -158,7 +158,7 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 	if v == pvName && m.declared(p.val[:p.nval]) {
 		return false // a call object after all
 	}
-	return m.tail.words(m.declared)
+	return p.anchor.b > 0 || m.tail.words(m.declared)
 }
 
 // openBareArgs holds the probed object (m.buf) as the arguments of a call
@@ -166,7 +166,11 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 func (m *Machine) openBareArgs() {
 	p := m.probe
 	s := choose(p.cands, 0, false, shProbe)
-	m.openProbedJSON(s, call{loose: -1, slot: slotProse, jsonAt: p.body})
+	c := call{loose: -1, slot: slotProse, jsonAt: p.body}
+	if p.anchor.b > 0 { // a label line named the tool (anchor.go)
+		c.name = m.keepName(m.buf[p.anchor.a:p.anchor.b])
+	}
+	m.openProbedJSON(s, c)
 }
 
 // proseUnfit names a call of bare arguments, its markup at buf[:end], by
@@ -174,9 +178,9 @@ func (m *Machine) openBareArgs() {
 // name it, or the object needed repairs, the markup goes back to the text
 // and proseUnfit reports true.
 func (m *Machine) proseUnfit(end int) bool {
-	if name, ok := m.proseFit(); ok {
+	if name, rep, ok := m.proseFit(); ok {
 		m.call.name = m.keepName([]byte(name))
-		m.call.repairs |= RMisplacedName
+		m.call.repairs |= rep
 		return false
 	}
 	m.flushText(end)
@@ -185,22 +189,32 @@ func (m *Machine) proseUnfit(end int) bool {
 	return true
 }
 
-func (m *Machine) proseFit() (string, bool) {
+// proseFit returns the tool the bare arguments are a call of, and the
+// repair that says how it was found: misplaced_name when it is the one
+// declared tool they fit and the prose names it, inferred_call when the
+// prose names it just before them (anchor.go).
+func (m *Machine) proseFit() (string, Repairs, bool) {
 	if m.call.repairs&(RJSONRepaired|RTruncatedJSON) != 0 || m.call.unread {
-		return "", false
+		return "", 0, false
 	}
 	var members map[string]json.RawMessage
 	if json.Unmarshal(m.call.args, &members) != nil {
-		return "", false
+		return "", 0, false
 	}
 	keys := make([]string, 0, len(members))
 	for k := range members {
 		keys = append(keys, k)
 	}
-	name, ok := m.opt.Fits(keys)
-	if !ok {
-		return "", false
+	if m.call.name.b > 0 { // a label line named the tool
+		name := m.nameOf(m.call.name)
+		return string(name), RInferredCall, !schemaLike(members) && m.opt.FitsTool(name, keys)
 	}
-	named := m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) })
-	return name, named
+	if schemaLike(members) {
+		return "", 0, false
+	}
+	if name, ok := m.opt.Fits(keys); ok && m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) }) {
+		return name, RMisplacedName, true
+	}
+	name, ok := m.anchoredFit(keys)
+	return name, RInferredCall, ok
 }
