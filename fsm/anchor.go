@@ -264,3 +264,16 @@ func schemaLike(members map[string]json.RawMessage) bool {
 	_, req := members["required"]
 	return props && (typ || req)
 }
+
+// beforeLabelLine returns b up to a line inside it that starts with '[',
+// when label lines may anchor a call: that line then starts the next text
+// handled, where a label is looked for (startsLabel).
+func (m *Machine) beforeLabelLine(b []byte) []byte {
+	if m.code != codeNone || !m.anchorsLabels() {
+		return b
+	}
+	if k := bytes.Index(b, []byte("\n[")); k >= 0 {
+		return b[:k+1]
+	}
+	return b
+}

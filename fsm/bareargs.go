@@ -167,9 +167,7 @@ func (m *Machine) openBareArgs() {
 	p := m.probe
 	s := choose(p.cands, 0, false, shProbe)
 	c := call{loose: -1, slot: slotProse, jsonAt: p.body}
-	if p.anchor.b > 0 { // a label line named the tool (anchor.go)
-		c.name = m.keepName(m.buf[p.anchor.a:p.anchor.b])
-	}
+	c.anchor = p.anchor // a label line may have named the tool (anchor.go)
 	m.openProbedJSON(s, c)
 }
 
@@ -205,8 +203,8 @@ func (m *Machine) proseFit() (string, Repairs, bool) {
 	for k := range members {
 		keys = append(keys, k)
 	}
-	if m.call.name.b > 0 { // a label line named the tool
-		name := m.nameOf(m.call.name)
+	if a := m.call.anchor; a.b > 0 { // a label line named the tool
+		name := m.buf[a.a:a.b]
 		return string(name), RInferredCall, !schemaLike(members) && m.opt.FitsTool(name, keys)
 	}
 	if schemaLike(members) {

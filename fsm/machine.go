@@ -221,6 +221,7 @@ type call struct {
 	loose   int    // start of loose text in m.buf, -1 if none
 	kv      keyVal // key/value arguments
 	jsonAt  int    // start in m.buf of its JSON body
+	anchor  span   // in m.buf: the declared name a label line gave bare arguments (anchor.go)
 	swap    *swap  // a marker standing where an argument's opener may belong (substitute.go)
 	fence   int    // end in m.buf of a code fence before the body: its info string is markup (fence.go)
 	// streamed: of its arguments, how many were reported to an ArgSink
@@ -744,6 +745,7 @@ func (m *Machine) textInText(b []byte) int {
 	if m.labelHeld() || m.startsLabel(b) {
 		return m.textLabel(b)
 	}
+	b = m.beforeLabelLine(b) // anchor.go
 	if m.code == codeSpan {
 		if i := indexByte(b, '\n'); i >= 0 {
 			m.code = codeNone
