@@ -3,6 +3,8 @@ package fsm
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/lexer"
@@ -96,18 +98,104 @@ const maxAnchorGap = 64
 // anchorWords may stand between a tool's name and its arguments.
 var anchorWords = []string{"with", "args", "arguments", "argument", "params", "parameters", "parameter", "input", "id"}
 
-// anchoredFit returns the declared tool that the text just before the bare
-// arguments object names in a call-like position (see maxAnchorGap), when
-// an object with these keys fits it.
-func (m *Machine) anchoredFit(keys []string) (string, bool) {
-	if m.opt.FitsTool == nil || m.code != codeNone {
+// inferredFit returns the declared tool that bare arguments (their
+// members and keys) are a call of, when they fit it, and replaces the
+// call's arguments with the object the call takes: the tool a label line
+// named (the call's anchor), else the tool an envelope names (see
+// envelopeFit), else the tool the text just before names in a call-like
+// position (textTail.anchor). A JSON schema is never arguments.
+func (m *Machine) inferredFit(members map[string]json.RawMessage, keys []string) (string, bool) {
+	if m.opt.FitsTool == nil || schemaLike(members) {
 		return "", false
+	}
+	if a := m.call.anchor; a.b > 0 {
+		name := m.buf[a.a:a.b]
+		return string(name), m.opt.FitsTool(name, keys)
+	}
+	if m.code != codeNone {
+		return "", false
+	}
+	if name, args, ok := m.envelopeFit(members); ok {
+		m.call.args = args
+		return name, true
 	}
 	name := m.tail.anchor(m.declared)
 	if name == nil || !m.opt.FitsTool(name, keys) {
 		return "", false
 	}
 	return string(name), true
+}
+
+// holdsEnvelopes reports whether every bare object in text is held to see if it
+// is an envelope (envelopeFit): tools are declared, outside code.
+func (m *Machine) holdsEnvelopes() bool {
+	return m.opt.FitsTool != nil && m.code == codeNone
+}
+
+// An envelope is an object that names a declared tool in one member and
+// holds its arguments in another, in a shape no dialect of the table
+// writes: an Anthropic content block printed back (`{'id': .., 'input':
+// {..}, 'name': 'bash', 'type': 'tool_use'}`), a recipient
+// (`"recipient_name": "functions.NAME", "parameters": {..}`), or an action
+// member among the arguments themselves (`{"path": "a", "action": "read"}`).
+var (
+	envNameKeys = []string{"name", "tool", "tool_name", "function", "recipient_name", "action"}
+	envArgKeys  = []string{"input", "arguments", "parameters", "args", "params"}
+	// envFlatKeys name the tool among its arguments: the others are them.
+	envFlatKeys = []string{"action", "tool"}
+)
+
+// envelopeFit returns the declared tool an envelope names and the
+// arguments object it holds, when they fit the tool. An object with a
+// "description" is a tool's definition, never an envelope.
+func (m *Machine) envelopeFit(members map[string]json.RawMessage) (string, []byte, bool) {
+	if _, def := members["description"]; def {
+		return "", nil, false
+	}
+	for _, nk := range envNameKeys {
+		var name string
+		if json.Unmarshal(members[nk], &name) != nil {
+			continue
+		}
+		name = strings.TrimPrefix(name, "functions.")
+		if !m.declared([]byte(name)) {
+			continue
+		}
+		for _, ak := range envArgKeys {
+			args := bytes.TrimSpace(members[ak])
+			if len(args) == 0 || args[0] != '{' {
+				continue
+			}
+			var inner map[string]json.RawMessage
+			if json.Unmarshal(args, &inner) != nil || schemaLike(inner) {
+				return "", nil, false
+			}
+			return name, args, m.opt.FitsTool([]byte(name), keysOf(inner))
+		}
+		if !slices.Contains(envFlatKeys, nk) {
+			continue
+		}
+		rest := make(map[string]json.RawMessage, len(members))
+		for k, v := range members {
+			if k != nk {
+				rest[k] = v
+			}
+		}
+		args, err := json.Marshal(rest)
+		if err != nil || len(rest) == 0 {
+			return "", nil, false
+		}
+		return name, args, m.opt.FitsTool([]byte(name), keysOf(rest))
+	}
+	return "", nil, false
+}
+
+func keysOf(members map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // anchor returns the last word of the held text that declared accepts,

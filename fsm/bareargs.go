@@ -158,7 +158,7 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 	if v == pvName && m.declared(p.val[:p.nval]) {
 		return false // a call object after all
 	}
-	return p.anchor.b > 0 || m.tail.words(m.declared)
+	return p.anchor.b > 0 || m.holdsEnvelopes() || m.tail.words(m.declared)
 }
 
 // openBareArgs holds the probed object (m.buf) as the arguments of a call
@@ -192,7 +192,7 @@ func (m *Machine) proseUnfit(end int) bool {
 // declared tool they fit and the prose names it, inferred_call when the
 // prose names it just before them (anchor.go).
 func (m *Machine) proseFit() (string, Repairs, bool) {
-	if m.call.repairs&(RJSONRepaired|RTruncatedJSON) != 0 || m.call.unread {
+	if m.call.repairs&RTruncatedJSON != 0 || m.call.unread {
 		return "", 0, false
 	}
 	var members map[string]json.RawMessage
@@ -203,16 +203,11 @@ func (m *Machine) proseFit() (string, Repairs, bool) {
 	for k := range members {
 		keys = append(keys, k)
 	}
-	if a := m.call.anchor; a.b > 0 { // a label line named the tool
-		name := m.buf[a.a:a.b]
-		return string(name), RInferredCall, !schemaLike(members) && m.opt.FitsTool(name, keys)
+	if m.call.repairs&RJSONRepaired == 0 && m.call.anchor.b == 0 && !schemaLike(members) {
+		if name, ok := m.opt.Fits(keys); ok && m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) }) {
+			return name, RMisplacedName, true
+		}
 	}
-	if schemaLike(members) {
-		return "", 0, false
-	}
-	if name, ok := m.opt.Fits(keys); ok && m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) }) {
-		return name, RMisplacedName, true
-	}
-	name, ok := m.anchoredFit(keys)
+	name, ok := m.inferredFit(members, keys)
 	return name, RInferredCall, ok
 }
