@@ -211,8 +211,8 @@ func (t *textTail) anchor(declared func(w []byte) bool) []byte {
 // gapFits reports whether gap may stand between a tool's name and its
 // arguments object (see maxAnchorGap).
 func gapFits(gap []byte) bool {
-	if len(gap) > maxAnchorGap || bytes.Count(gap, []byte{'\n'}) > 1 {
-		return false
+	if len(gap) > maxAnchorGap || bytes.Count(gap, []byte{'\n'}) > 1 || bytes.ContainsAny(gap, "<>") {
+		return false // markup between (`<exec>{..}` in a sentence) is no label
 	}
 	for i := 0; i < len(gap); {
 		j := i

@@ -28,6 +28,7 @@ func TestAnchorIn(t *testing.T) {
 		{"Now terminal", "terminal"},
 		{"I ran terminal and the config was ", ""},     // a sentence between
 		{"terminal.\n\n", ""},                          // two line breaks
+		{"Say <terminal>", ""},                         // markup between
 		{"read the file, then terminal with the ", ""}, // "the" is no label word
 		{"[Calling tool: shell with arguments: ", ""},  // undeclared
 		{"terminal with arguments and some more words here: ", ""},
