@@ -365,3 +365,34 @@ func (m *Machine) beforeLabelLine(b []byte) []byte {
 	}
 	return b
 }
+
+// mayAnchor reports whether the rest of a label line, rest after held
+// bytes, may still reach a '{' within maxAnchorLine: it is not seen to end
+// before one. Lines that cannot are not held (prose lines starting with
+// '[' then cost what they did).
+func mayAnchor(rest []byte, held int) bool {
+	nl := bytes.IndexByte(rest, '\n')
+	if nl < 0 {
+		return held+len(rest) < maxAnchorLine || bytes.IndexByte(rest, '{') >= 0
+	}
+	br := bytes.IndexByte(rest[:nl], '{')
+	return br >= 0 && held+br < maxAnchorLine
+}
+
+// anchorEnds gives the held label line back to the text with b up to the
+// end of its line (or all of b, or up to the cap).
+func (m *Machine) anchorEnds(b []byte) int {
+	n := len(b)
+	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+		n = nl + 1
+	}
+	if room := maxAnchorLine - len(m.lbl.held); n > room && room > 0 {
+		n = room
+		for n < len(b) && !utf8.RuneStart(b[n]) {
+			n++
+		}
+	}
+	m.lbl.held = append(m.lbl.held, b[:n]...)
+	m.giveBackLabel()
+	return n
+}

@@ -124,6 +124,9 @@ func (m *Machine) textLabel(b []byte) int {
 	if m.lbl.state == lbNone {
 		*m.lbl = label{state: lbPrefix, held: m.lbl.held[:0], off: m.textOff}
 	}
+	if m.lbl.state == lbAnchor && !mayAnchor(b, len(m.lbl.held)) { // the line ends with no '{'
+		return m.anchorEnds(b)
+	}
 	for i, c := range b {
 		if m.lbl.state == lbAnchor {
 			if n, ok := m.anchorLabel(b, i); ok {
@@ -134,7 +137,7 @@ func (m *Machine) textLabel(b []byte) int {
 		if m.lbl.step(c, len(m.lbl.held)+i) {
 			continue
 		}
-		if m.lbl.state == lbPrefix && m.anchorsLabels() {
+		if m.lbl.state == lbPrefix && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
 			m.lbl.state = lbAnchor // no [Tool Use:] label: it may name a tool before its arguments
 			m.lbl.spaced = bytes.ContainsAny(m.lbl.held, " :") || bytes.ContainsAny(b[:i], " :")
 			if n, ok := m.anchorLabel(b, i); ok {
