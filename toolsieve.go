@@ -173,7 +173,6 @@ func machineOptions(opt Options) fsm.Options {
 		}
 		fo.HasParam = func(tool, param []byte) bool { return tools.HasParam(string(tool), string(param)) }
 		fo.Fits = tools.Fit
-		fo.Open = func(tool []byte) bool { return tools.Open(string(tool)) }
 		fo.FitsTool = func(tool []byte, keys []string) bool { return tools.FitsTool(string(tool), keys) }
 	}
 	return fo

@@ -21,7 +21,7 @@ func (m *Machine) takes(tool, param []byte) bool {
 	if m.opt.HasParam != nil && m.opt.HasParam(tool, param) {
 		return true
 	}
-	return m.opt.Open != nil && m.opt.Open(tool)
+	return m.open(tool)
 }
 
 // openToolShown reports whether t, the tag of a declared tool, only shows
@@ -33,16 +33,19 @@ func (m *Machine) takes(tool, param []byte) bool {
 // the answer: a prompt or a manual echoed back lists one example after
 // another. Tools that declare their parameters are judged by them instead.
 func (m *Machine) openToolShown(t *lexer.Token) bool {
-	if m.opt.Open == nil || !m.opt.Open(t.Name) {
+	if !m.open(t.Name) {
 		return false
 	}
 	if !t.Has(lexer.LineStart) {
 		return true
 	}
-	if !m.shown && m.tail != nil && illustrates(m.tail.lastLine()) {
-		m.shown = true
+	if m.tail == nil {
+		return false
 	}
-	return m.shown
+	if !m.tail.shown && illustrates(m.tail.lastLine()) {
+		m.tail.shown = true
+	}
+	return m.tail.shown
 }
 
 // illustrationWords introduce an example, not a call, when the line that
@@ -108,7 +111,7 @@ func (m *Machine) inferredFit(members map[string]json.RawMessage, keys []string)
 	if m.opt.FitsTool == nil || schemaLike(members) {
 		return "", false
 	}
-	if a := m.call.anchor; a.b > 0 {
+	if a := m.probe.anchor; a.b > 0 { // the probe that opened these arguments is still m.probe
 		name := m.buf[a.a:a.b]
 		return string(name), m.opt.FitsTool(name, keys)
 	}
@@ -395,4 +398,15 @@ func (m *Machine) anchorEnds(b []byte) int {
 	m.lbl.held = append(m.lbl.held, b[:n]...)
 	m.giveBackLabel()
 	return n
+}
+
+// anyKey is a key no declared schema names: an object holding it fits only
+// a tool that takes any names (Options.FitsTool; kept out of Options to
+// keep an idle machine small).
+var anyKey = []string{"\x00any"}
+
+// open reports whether the declared tool named tool takes any argument
+// names: it declares no property.
+func (m *Machine) open(tool []byte) bool {
+	return m.opt.FitsTool != nil && m.opt.FitsTool(tool, anyKey)
 }

@@ -33,6 +33,7 @@ type textTail struct {
 	buf   [3 * maxTail]byte
 	start int // where the text held begins (a call or discarded markup moves it to end)
 	end   int
+	shown bool // the text introduced markup as an illustration (anchor.go)
 }
 
 func (t *textTail) write(p []byte) {
@@ -167,7 +168,6 @@ func (m *Machine) openBareArgs() {
 	p := m.probe
 	s := choose(p.cands, 0, false, shProbe)
 	c := call{loose: -1, slot: slotProse, jsonAt: p.body}
-	c.anchor = p.anchor // a label line may have named the tool (anchor.go)
 	m.openProbedJSON(s, c)
 }
 
@@ -203,7 +203,7 @@ func (m *Machine) proseFit() (string, Repairs, bool) {
 	for k := range members {
 		keys = append(keys, k)
 	}
-	if m.call.repairs&RJSONRepaired == 0 && m.call.anchor.b == 0 && !schemaLike(members) {
+	if m.call.repairs&RJSONRepaired == 0 && m.probe.anchor.b == 0 && !schemaLike(members) {
 		if name, ok := m.opt.Fits(keys); ok && m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) }) {
 			return name, RMisplacedName, true
 		}

@@ -77,10 +77,6 @@ type Options struct {
 	// HasParam reports whether the declared tool named tool declares a
 	// parameter named param. nil: none is known.
 	HasParam func(tool, param []byte) bool
-	// Open reports whether the declared tool named tool declares no
-	// parameter (and does not close its object): it takes any argument
-	// names. nil: none is.
-	Open func(tool []byte) bool
 	// FitsTool reports whether an arguments object with these keys fits
 	// the declared tool named tool (see Fits). nil: none is known.
 	FitsTool func(tool []byte, keys []string) bool
@@ -221,7 +217,6 @@ type call struct {
 	loose   int    // start of loose text in m.buf, -1 if none
 	kv      keyVal // key/value arguments
 	jsonAt  int    // start in m.buf of its JSON body
-	anchor  span   // in m.buf: the declared name a label line gave bare arguments (anchor.go)
 	swap    *swap  // a marker standing where an argument's opener may belong (substitute.go)
 	fence   int    // end in m.buf of a code fence before the body: its info string is markup (fence.go)
 	// streamed: of its arguments, how many were reported to an ArgSink
@@ -382,7 +377,6 @@ type Machine struct {
 	heldOff int64
 	lbl     *label    // a held harness label line (label.go); made when first needed
 	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
-	shown   bool      // the text introduced markup as an illustration (anchor.go)
 	probe   *probe    // made when first needed
 	textOff int64     // input offset of the text being handled
 
