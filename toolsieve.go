@@ -218,6 +218,7 @@ func machineOptions(opt Options) fsm.Options {
 		}
 		fo.HasParam = func(tool, param []byte) bool { return tools.HasParam(string(tool), string(param)) }
 		fo.Fits = tools.Fit
+		fo.FitsTool = func(tool []byte, keys []string) bool { return tools.FitsTool(string(tool), keys) }
 	}
 	return fo
 }

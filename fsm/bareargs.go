@@ -33,6 +33,7 @@ type textTail struct {
 	buf   [3 * maxTail]byte
 	start int // where the text held begins (a call or discarded markup moves it to end)
 	end   int
+	shown bool // the text introduced markup as an illustration (anchor.go)
 }
 
 func (t *textTail) write(p []byte) {
@@ -158,7 +159,7 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 	if v == pvName && m.declared(p.val[:p.nval]) {
 		return false // a call object after all
 	}
-	return m.tail.words(m.declared)
+	return p.anchor.b > 0 || m.holdsEnvelopes() || m.tail.words(m.declared)
 }
 
 // openBareArgs holds the probed object (m.buf) as the arguments of a call
@@ -166,7 +167,8 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 func (m *Machine) openBareArgs() {
 	p := m.probe
 	s := choose(p.cands, 0, false, shProbe)
-	m.openProbedJSON(s, call{loose: -1, slot: slotProse, jsonAt: p.body})
+	c := call{loose: -1, slot: slotProse, jsonAt: p.body}
+	m.openProbedJSON(s, c)
 }
 
 // proseUnfit names a call of bare arguments, its markup at buf[:end], by
@@ -174,9 +176,9 @@ func (m *Machine) openBareArgs() {
 // name it, or the object needed repairs, the markup goes back to the text
 // and proseUnfit reports true.
 func (m *Machine) proseUnfit(end int) bool {
-	if name, ok := m.proseFit(); ok {
+	if name, rep, ok := m.proseFit(); ok {
 		m.call.name = m.keepName([]byte(name))
-		m.call.repairs |= RMisplacedName
+		m.call.repairs |= rep
 		return false
 	}
 	m.flushText(end)
@@ -185,22 +187,27 @@ func (m *Machine) proseUnfit(end int) bool {
 	return true
 }
 
-func (m *Machine) proseFit() (string, bool) {
-	if m.call.repairs&(RJSONRepaired|RTruncatedJSON) != 0 || m.call.unread {
-		return "", false
+// proseFit returns the tool the bare arguments are a call of, and the
+// repair that says how it was found: misplaced_name when it is the one
+// declared tool they fit and the prose names it, inferred_call when the
+// prose names it just before them (anchor.go).
+func (m *Machine) proseFit() (string, Repairs, bool) {
+	if m.call.repairs&RTruncatedJSON != 0 || m.call.unread {
+		return "", 0, false
 	}
 	var members map[string]json.RawMessage
 	if json.Unmarshal(m.call.args, &members) != nil {
-		return "", false
+		return "", 0, false
 	}
 	keys := make([]string, 0, len(members))
 	for k := range members {
 		keys = append(keys, k)
 	}
-	name, ok := m.opt.Fits(keys)
-	if !ok {
-		return "", false
+	if m.call.repairs&RJSONRepaired == 0 && m.probe.anchor.b == 0 && !schemaLike(members) {
+		if name, ok := m.opt.Fits(keys); ok && m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) }) {
+			return name, RMisplacedName, true
+		}
 	}
-	named := m.tail.words(func(w []byte) bool { return strings.EqualFold(string(w), name) })
-	return name, named
+	name, ok := m.inferredFit(members, keys)
+	return name, RInferredCall, ok
 }

@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/lexer"
@@ -41,6 +42,7 @@ const (
 	lbName              // the name
 	lbAfter             // spaces after the name
 	lbWait              // after the ']': whitespace, then the next token decides
+	lbAnchor            // another label line: held up to a '{' (anchor.go)
 )
 
 // label is a label line being held back.
@@ -52,6 +54,7 @@ type label struct {
 	name   span   // in held
 	wait   int    // whitespace bytes after the ']'
 	replay bool   // held bytes are being given back: no label starts
+	spaced bool   // lbAnchor: a space or ':' was held (a label, not a call expression)
 }
 
 // step advances the label by byte c, the held byte at position pos. It
@@ -121,8 +124,25 @@ func (m *Machine) textLabel(b []byte) int {
 	if m.lbl.state == lbNone {
 		*m.lbl = label{state: lbPrefix, held: m.lbl.held[:0], off: m.textOff}
 	}
+	if m.lbl.state == lbAnchor && !mayAnchor(b, len(m.lbl.held)) { // the line ends with no '{'
+		return m.anchorEnds(b)
+	}
 	for i, c := range b {
+		if m.lbl.state == lbAnchor {
+			if n, ok := m.anchorLabel(b, i); ok {
+				return n
+			}
+			continue
+		}
 		if m.lbl.step(c, len(m.lbl.held)+i) {
+			continue
+		}
+		if m.lbl.state == lbPrefix && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
+			m.lbl.state = lbAnchor // no [Tool Use:] label: it may name a tool before its arguments
+			m.lbl.spaced = bytes.ContainsAny(m.lbl.held, " :") || bytes.ContainsAny(b[:i], " :")
+			if n, ok := m.anchorLabel(b, i); ok {
+				return n
+			}
 			continue
 		}
 		// Not a label: the held bytes and c (a whole character) are text.
@@ -182,7 +202,7 @@ func (m *Machine) labelDialect(t *lexer.Token) *Spec {
 		fits := false
 		switch {
 		case t.Marker == lexer.Unknown:
-			fits = s.name == nameTag && m.declared(name) && m.opt.HasParam != nil && m.opt.HasParam(name, t.Name)
+			fits = s.name == nameTag && m.declared(name) && m.takes(name, t.Name)
 		case s.shape == shXML && s.param == t.Marker && s.dsml == t.Has(lexer.DSML):
 			_, attr := s.attrOf(t, true)
 			fits = attr && s.name == nameAttr || !attr && len(t.Value) > 0 && s.name == nameValue

@@ -77,6 +77,9 @@ type Options struct {
 	// HasParam reports whether the declared tool named tool declares a
 	// parameter named param. nil: none is known.
 	HasParam func(tool, param []byte) bool
+	// FitsTool reports whether an arguments object with these keys fits
+	// the declared tool named tool (see Fits). nil: none is known.
+	FitsTool func(tool []byte, keys []string) bool
 	// Fits returns the one declared tool that an arguments object with
 	// these keys fits: its parameters cover the keys and its required ones
 	// are among them. ok is false when none or several do. nil: none.
@@ -736,6 +739,7 @@ func (m *Machine) textInText(b []byte) int {
 	if m.labelHeld() || m.startsLabel(b) {
 		return m.textLabel(b)
 	}
+	b = m.beforeLabelLine(b) // anchor.go
 	if m.code == codeSpan {
 		if i := indexByte(b, '\n'); i >= 0 {
 			m.code = codeNone

@@ -65,7 +65,7 @@ func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 	case t.Marker == lexer.Think:
 		return rThinkOpen, 0, 0
 	case t.Marker == lexer.Unknown:
-		if d := declTag & m.ix.on; d != 0 && !t.Has(lexer.Unclosed) && !t.Has(lexer.HalfBar) && m.opt.Declared(t.Name) {
+		if d := declTag & m.ix.on; d != 0 && !t.Has(lexer.Unclosed) && !t.Has(lexer.HalfBar) && m.opt.Declared(t.Name) && !m.openToolShown(t) {
 			return rCallOpen, d, 0
 		}
 		return rNone, 0, 0
@@ -950,5 +950,5 @@ func unescapeAttrName(b []byte) []byte {
 // childParam reports whether a child element named name is a parameter of
 // the declared tool whose element holds it (tool_tag).
 func (m *Machine) childParam(name []byte) bool {
-	return m.opt.HasParam != nil && m.opt.HasParam(m.nameOf(m.call.name), name)
+	return m.takes(m.nameOf(m.call.name), name)
 }

@@ -165,6 +165,8 @@ type probe struct {
 	ops      opSet     // the openers the bytes so far fit
 	n        int       // bytes of the opener matched
 	body     int       // offset in the held bytes of the body's first byte
+	pre      int       // held bytes before the opener: a label line that anchors it (anchor.go)
+	anchor   span      // in the held bytes: the declared tool's name the label gives
 	cands    dset      // the dialects of the opener, once it is complete
 	json     bool      // one of them writes JSON call objects
 	py       bool      // one of them writes Python calls
@@ -350,7 +352,7 @@ func (p *probe) opener(c byte) probeVerdict {
 	case done == 0:
 		return pvMore
 	}
-	p.body = p.n - 1
+	p.body = p.pre + p.n - 1
 	for k, o := range pt.ops {
 		if done.has(k) {
 			p.cands |= 1 << o.spec

@@ -33,6 +33,10 @@ const (
 	// RMissingBracket: tags written without their '<' (`invoke name="x">`,
 	// `/invoke>`).
 	RMissingBracket
+	// RInferredCall: no dialect's markup made the call; it was inferred
+	// from a declared tool's name in a call-like position followed by an
+	// arguments object that fits that tool (anchor.go).
+	RInferredCall
 	numRepairs = iota
 )
 
@@ -41,7 +45,7 @@ var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
-	"missing_bracket",
+	"missing_bracket", "inferred_call",
 }
 
 // Append appends the names of the repairs in r to dst.

@@ -14,17 +14,35 @@ func (t *Tools) HasParam(tool, param string) bool {
 	return ok && d.Schema.hasProp(param)
 }
 
+// Open reports whether the declared tool named tool declares no property
+// and does not close its object: as JSON Schema reads it, it takes any
+// argument names. Nil-safe.
+func (t *Tools) Open(tool string) bool {
+	d, ok := t.Lookup(tool)
+	return ok && d.Schema.open()
+}
+
+// FitsTool reports whether an arguments object with these keys fits the
+// declared tool named tool: every key is a parameter of it (any name, when
+// it declares none) and every parameter it requires is among them. Nil-safe.
+func (t *Tools) FitsTool(tool string, keys []string) bool {
+	d, ok := t.Lookup(tool)
+	return ok && fits(d, keys)
+}
+
 // Fit returns the name of the one declared tool that an arguments object
 // with these keys fits: its schema declares every key as a property, and
-// every parameter it requires is among them. ok is false when no tool or
-// more than one fits, or keys is empty. Nil-safe.
+// every parameter it requires is among them. A tool that declares no
+// property fits nothing here: any object would fit it, so a fit says
+// nothing. ok is false when no tool or more than one fits, or keys is
+// empty. Nil-safe.
 func (t *Tools) Fit(keys []string) (name string, ok bool) {
 	if t == nil || len(keys) == 0 {
 		return "", false
 	}
 	for _, n := range t.names {
 		d := t.byName[n]
-		if !fits(d, keys) {
+		if d.Schema.open() || !fits(d, keys) {
 			continue
 		}
 		if ok {
@@ -36,8 +54,9 @@ func (t *Tools) Fit(keys []string) (name string, ok bool) {
 }
 
 func fits(d *Tool, keys []string) bool {
+	open := d.Schema.open()
 	for _, k := range keys {
-		if !d.Schema.hasProp(k) {
+		if !open && !d.Schema.hasProp(k) {
 			return false
 		}
 	}
@@ -64,4 +83,21 @@ func (s *Schema) hasProp(name string) bool {
 		}
 	}
 	return false
+}
+
+// open reports whether the schema names no property, itself or in an
+// alternative, and does not close the object: any argument name fits it.
+func (s *Schema) open() bool {
+	if s == nil {
+		return true
+	}
+	if s.closed || len(s.props) > 0 {
+		return false
+	}
+	for _, a := range s.alts {
+		if a.closed || len(a.props) > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -40,3 +40,30 @@ func TestToolsFit(t *testing.T) {
 	assert.False(t, tools.HasParam("ping", "x"), "no schema declares no parameter")
 	assert.False(t, none.HasParam("read_file", "path"))
 }
+
+func TestToolsOpenAndFitsTool(t *testing.T) {
+	tools := mustParseTools(t, `[
+	 {"name": "read_file", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+	 {"name": "ping"},
+	 {"name": "exec", "input_schema": {"type": "object"}},
+	 {"name": "closed", "input_schema": {"type": "object", "additionalProperties": false}}]`)
+	assert.False(t, tools.Open("read_file"), "it declares properties")
+	assert.True(t, tools.Open("ping"), "no schema: any names")
+	assert.True(t, tools.Open("exec"), "an object without properties: any names")
+	assert.False(t, tools.Open("closed"), "additionalProperties false: no name")
+	assert.False(t, tools.Open("nope"), "undeclared")
+
+	assert.True(t, tools.FitsTool("read_file", []string{"path"}))
+	assert.False(t, tools.FitsTool("read_file", []string{"file"}), "a key it does not declare")
+	assert.False(t, tools.FitsTool("read_file", nil), "path is required")
+	assert.True(t, tools.FitsTool("exec", []string{"command", "cwd"}))
+	assert.True(t, tools.FitsTool("ping", nil))
+	assert.False(t, tools.FitsTool("closed", []string{"x"}))
+	assert.False(t, tools.FitsTool("nope", nil))
+
+	name, ok := tools.Fit([]string{"command"})
+	assert.False(t, ok, "open tools fit anything, so a fit to them says nothing: %q", name)
+	name, ok = tools.Fit([]string{"path"})
+	assert.True(t, ok)
+	assert.Equal(t, "read_file", name)
+}
