@@ -242,6 +242,7 @@ const (
 	Llama4Pythonic  = "llama4_pythonic"
 	LFM2            = "lfm2"
 	LFM2JSON        = "lfm2_json"
+	Llama4JSON      = "llama4_json"
 	OLMo3           = "olmo3"
 	Gemma4          = "gemma4"
 	FunctionGemma   = "functiongemma"
@@ -436,6 +437,13 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.PythonStart, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.PythonEnd, rBlockClose}},
 		name:    nameCallee},
+	// llama4_json shares llama4_pythonic's tokens: Llama 4 models write
+	// llama3's JSON call object (or an array of them) between them.
+	{Name: Llama4JSON, Family: "pythonic", shape: shEnvelope,
+		Example: "<|python_start|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"SF\"}}<|python_end|>",
+		opens:   []opener{{marker: lexer.PythonStart, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.PythonEnd, rBlockClose}},
+		name:    nameEnvelope, json: true, ends: true, list: true},
 	{Name: LFM2, Family: "pythonic", shape: shPython,
 		Example: "<|tool_call_start|>[get_weather(city=\"SF\")]<|tool_call_end|>",
 		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},
