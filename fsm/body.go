@@ -44,6 +44,9 @@ func (m *Machine) textLoose(b []byte) int {
 	if n := m.fenceInfo(b); n > 0 {
 		return n
 	}
+	if m.lv == lvCall && m.call.slot == slotFused {
+		return m.fusedText(b)
+	}
 	if m.lv == lvCall && m.collectsLoose() {
 		return m.textLooseCall(b)
 	}
@@ -320,10 +323,18 @@ func isIdent2(a, b []byte) bool {
 // openLoose starts a call of a dialect that writes its name as loose text
 // (glm) named name.
 func (m *Machine) openLoose(s *Spec, name []byte) {
+	if m.openLooseCall(s, name) {
+		m.callStart(m.nameOf(m.call.name))
+	}
+}
+
+// openLooseCall opens the call of openLoose without reporting its start;
+// it reports whether the call is open (no runaway).
+func (m *Machine) openLooseCall(s *Spec, name []byte) bool {
 	m.openers++
 	if m.openers > m.opt.Runaway.OpenersWithoutCloser {
 		m.runaway(RunawayUnclosedOpeners)
-		return
+		return false
 	}
 	m.call = call{loose: -1}
 	m.setDialect(s)
@@ -332,7 +343,7 @@ func (m *Machine) openLoose(s *Spec, name []byte) {
 		m.call.repairs |= RMarkerVariant
 	}
 	m.lv = lvCall
-	m.callStart(m.nameOf(m.call.name))
+	return true
 }
 
 // ---- values ----
@@ -832,6 +843,7 @@ func (m *Machine) emitEnvelopes(end int) {
 
 // eof closes whatever is open at the end of input.
 func (m *Machine) eof() {
+	m.fusedAtEOF()
 	m.labelAtEOF()
 	m.flushHeld()
 	m.swapAtEOF()

@@ -551,7 +551,10 @@ func (m *Machine) marker(t *lexer.Token) {
 			m.decide(t, nil, false)
 		}
 	}
-	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {
+	if m.lv == lvCall && m.call.slot == slotFused {
+		m.settleFused(t)
+	}
+	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) && !m.nameKeySegment(t) {
 		m.closeSegment(len(m.buf))
 	}
 	switch m.lv {

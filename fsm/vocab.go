@@ -33,6 +33,10 @@ const (
 	// RMissingBracket: tags written without their '<' (`invoke name="x">`,
 	// `/invoke>`).
 	RMissingBracket
+	// RFusedName: the tool name ran into the part after it (glm's first
+	// key, its opener lost: `NAMEKEY</arg_key>`); the longest declared
+	// name it starts with was split off.
+	RFusedName
 	numRepairs = iota
 )
 
@@ -41,7 +45,7 @@ var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
-	"missing_bracket",
+	"missing_bracket", "fused_name",
 }
 
 // Append appends the names of the repairs in r to dst.
