@@ -17,8 +17,7 @@ import "bytes"
 // that line's end before the object; not in code. Prose that explains the
 // format (`to=functions.NAME then {..}`) names no content type. The call is harmony's, and carries
 // missing_opener (its <|start|>, <|channel|> and <|message|> tokens were
-// absent). The header words stay text, as the prose before a bare object
-// does: only the object is the call's markup.
+// absent); the header, from `to=` on, is its markup (headerSink below).
 
 const (
 	recipientPrefix = "to=functions."
@@ -76,4 +75,180 @@ func (m *Machine) harmonyRecipient() bool {
 	m.call.name = m.keepName(name)
 	m.call.repairs |= RMissingOpener
 	return true
+}
+
+// The header's words must not reach the text when the object after them
+// is its call: a header sink between the prose watch and the machine's
+// output holds text from `to=functions.` on while it may still be such a
+// header (header words on its line, that line's end, whitespace; at most
+// maxTail bytes), and a prefix of `to=functions.` that ends the text so
+// far. The call named by the header takes the held bytes into its raw
+// markup; anything else (more text, other events, the end of input) lets
+// them go on as text, in order. It is on where the prose watch is and
+// harmony is on.
+
+// headerSink holds a possible plain-text harmony header.
+type headerSink struct {
+	Sink
+	held    []byte // held text: a prefix of recipientPrefix, or a header from it on
+	full    bool   // held starts with the whole recipientPrefix
+	nl      bool   // the header's line ended
+	last    byte   // the last byte of text before held (0 at the start)
+	scratch []byte
+}
+
+// watchHeaders puts a header sink under the prose watch when a plain-text
+// harmony header can name a call.
+func (m *Machine) watchHeaders() {
+	ts, ok := m.sink.(tailSink)
+	if h, _ := lookup(Harmony); !ok || !m.ix.on.has(int(h.id)) {
+		return
+	}
+	m.hdrSink = &headerSink{Sink: ts.Sink}
+	ts.Sink = m.hdrSink
+	m.sink = ts
+}
+
+// continues reports whether byte c may continue a held header.
+func (s *headerSink) continues(c byte) bool {
+	switch {
+	case c == '{':
+		return false // an object that was no call
+	case s.nl:
+		return c == ' ' || c == '\t' || c == '\r'
+	case c == '\n':
+		s.nl = true
+	}
+	return true
+}
+
+func (s *headerSink) Text(b []byte) {
+	for len(b) > 0 {
+		if s.full {
+			i := 0
+			for i < len(b) && s.continues(b[i]) {
+				i++
+			}
+			s.held = append(s.held, b[:i]...)
+			b = b[i:]
+			if len(b) == 0 && len(s.held) <= maxTail {
+				return
+			}
+			s.release()
+			continue
+		}
+		x := b
+		if len(s.held) > 0 { // a prefix held: read it again with b
+			s.scratch = append(append(s.scratch[:0], s.held...), b...)
+			x = s.scratch
+			s.held = s.held[:0]
+		}
+		if i := recipientAt(x, s.last); i >= 0 {
+			s.pass(x[:i])
+			s.held = append(s.held, recipientPrefix...)
+			s.full, s.nl = true, false
+			b = x[i+len(recipientPrefix):]
+			continue
+		}
+		k := prefixTail(x, s.last)
+		s.pass(x[:len(x)-k])
+		s.held = append(s.held, x[len(x)-k:]...)
+		return
+	}
+}
+
+// pass passes text b on.
+func (s *headerSink) pass(b []byte) {
+	if len(b) > 0 {
+		s.last = b[len(b)-1]
+		s.Sink.Text(b)
+	}
+}
+
+// holding reports whether text is held (s may be nil).
+func (s *headerSink) holding() bool { return s != nil && len(s.held) > 0 }
+
+// heldLen is the number of bytes held (s may be nil).
+func (s *headerSink) heldLen() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.held)
+}
+
+// mayHold reports whether text p, after byte prev, might be held: text is
+// held already, p holds recipientPrefix at a word's start, or ends in a
+// prefix of it that starts a word. Such text takes the long way, through
+// the sink; other text passed on without it sets last.
+func (s *headerSink) mayHold(p []byte, prev byte) bool {
+	if len(s.held) > 0 || prefixTail(p, prev) > 0 {
+		return true
+	}
+	return bytes.IndexByte(p, '=') >= 0 && recipientAt(p, prev) >= 0
+}
+
+// recipientAt returns where recipientPrefix starts a word in b (prev the
+// byte before b), or -1.
+func recipientAt(b []byte, prev byte) int {
+	for from := 0; ; {
+		i := bytes.Index(b[from:], []byte(recipientPrefix))
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if before := byteAt(b, i-1, prev); !isIdentByte(before) {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+// prefixTail is the length of the longest proper prefix of recipientPrefix
+// that ends b and starts a word there (prev the byte before b).
+func prefixTail(b []byte, prev byte) int {
+	for k := min(len(recipientPrefix)-1, len(b)); k > 0; k-- {
+		if j := len(b) - k; string(b[j:]) == recipientPrefix[:k] && !isIdentByte(byteAt(b, j-1, prev)) {
+			return k
+		}
+	}
+	return 0
+}
+
+// byteAt is b[i], or prev for i == -1.
+func byteAt(b []byte, i int, prev byte) byte {
+	if i < 0 {
+		return prev
+	}
+	return b[i]
+}
+
+// release passes the held bytes on as text.
+func (s *headerSink) release() {
+	s.pass(s.held)
+	s.held, s.full, s.nl = s.held[:0], false, false
+}
+
+func (s *headerSink) Call(c *Call) {
+	if s.full && c.Dialect == Harmony && c.Repairs&RMissingOpener != 0 {
+		raw := append(append(make([]byte, 0, len(s.held)+len(c.Raw)), s.held...), c.Raw...)
+		c.Offset -= int64(len(s.held))
+		c.Raw = raw
+		s.last = 0 // markup: a word may start after it
+		s.held, s.full, s.nl = s.held[:0], false, false
+	} else {
+		s.release()
+	}
+	s.Sink.Call(c)
+}
+
+func (s *headerSink) Reasoning(text, raw []byte)   { s.release(); s.Sink.Reasoning(text, raw) }
+func (s *headerSink) Discard(raw []byte, r Reason) { s.release(); s.Sink.Discard(raw, r) }
+func (s *headerSink) Runaway(raw []byte, r Reason) { s.release(); s.Sink.Runaway(raw, r) }
+func (s *headerSink) Error(msg string, off int64)  { s.release(); s.Sink.Error(msg, off) }
+
+// releaseHeader lets a header still held at the end of input go on as text.
+func (m *Machine) releaseHeader() {
+	if m.hdrSink != nil {
+		m.hdrSink.release()
+	}
 }

@@ -372,10 +372,11 @@ type Machine struct {
 	word    *wordHold // the prefix of an opener's word ending the last plain chunk (plain.go)
 	held    []byte    // a held word line
 	heldOff int64
-	lbl     *label    // a held harness label line (label.go); made when first needed
-	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
-	probe   *probe    // made when first needed
-	textOff int64     // input offset of the text being handled
+	lbl     *label      // a held harness label line (label.go); made when first needed
+	tail    *textTail   // the last text, when bare arguments may follow it (bareargs.go)
+	hdrSink *headerSink // holds a plain-text harmony header (harmonytext.go)
+	probe   *probe      // made when first needed
+	textOff int64       // input offset of the text being handled
 
 	// runaway detection
 	openers   int // call openers since the last call closer
@@ -394,6 +395,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.call.loose = -1
 	m.fresh = m.opt.nameLine() != nil
 	m.watchProse()
+	m.watchHeaders()
 	if h, _ := lookup(Harmony); m.ix.on.has(int(h.id)) {
 		m.wl = wlHeader // the stream may start with a harmony header without its <|start|> (harmonylead.go)
 	}
@@ -405,7 +407,7 @@ func New(opt Options, sink Sink) *Machine {
 // a possible marker, the markup in progress, calls held as a possible
 // loop, a possible opener's word or word line, a harness label.
 func (m *Machine) Holding() int {
-	n := m.word.holding() + m.lex.Holding() + len(m.buf) + m.loop.holding()
+	n := m.word.holding() + m.lex.Holding() + len(m.buf) + m.loop.holding() + m.hdrSink.heldLen()
 	if m.wl != wlNone {
 		n += len(m.held)
 	}
@@ -520,6 +522,7 @@ func (m *Machine) close() {
 		m.token(t)
 	}
 	m.eof()
+	m.releaseHeader()
 	m.loop.release() // the end of input: no loop
 }
 
