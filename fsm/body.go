@@ -388,7 +388,7 @@ func (m *Machine) jsonCanStart(c byte) bool {
 		case cl.spec.envFirst && !cl.hdr.named:
 			return c == '{' || c == '['
 		case cl.spec.header != nil && cl.spec.key == lexer.Unknown: // a key/value call may hold an envelope
-			return c == '{' && cl.hdr.named
+			return (c == '{' || c == '"' && cl.spec.shape == shTokens) && cl.hdr.named // a string: arguments encoded twice (doubleenc.go)
 		}
 		return c == '{'
 	case lvBlock:
@@ -750,6 +750,10 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	}
 	if m.call.slot == slotProse && m.proseUnfit(end) {
 		return
+	}
+	if inner := decodeTwice(m.call.args); inner != nil { // arguments encoded twice (doubleenc.go)
+		m.call.args = inner
+		m.call.repairs |= RJSONRepaired
 	}
 	if a := bytes.TrimSpace(m.call.args); len(a) > 0 && a[0] != '{' { // arguments must be an object
 		m.call.args = nil
