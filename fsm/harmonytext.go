@@ -17,11 +17,17 @@ import "bytes"
 // that line's end before the object; not in code. Prose that explains the
 // format (`to=functions.NAME then {..}`) names no content type. The call is harmony's, and carries
 // missing_opener (its <|start|>, <|channel|> and <|message|> tokens were
-// absent); the header, from `to=` on, is its markup (headerSink below).
+// absent); the header, from its `=functions.` on, is its markup
+// (headerSink below).
 
 const (
 	recipientPrefix = "to=functions."
-	maxHeaderWords  = 4 // a channel (garbled into two words at most), the content type
+	// holdPrefix is where a header sink starts to hold: the word `to` before
+	// it has gone on as text (holding every chunk that ends in `t` or `to`
+	// would cost prose dearly), so only `=functions.NAME ...` becomes the
+	// call's markup.
+	holdPrefix     = "=functions."
+	maxHeaderWords = 4 // a channel (garbled into two words at most), the content type
 )
 
 // recipient returns the declared tool that a harmony header at the end of
@@ -79,7 +85,7 @@ func (m *Machine) harmonyRecipient() bool {
 
 // The header's words must not reach the text when the object after them
 // is its call: a header sink between the prose watch and the machine's
-// output holds text from `to=functions.` on while it may still be such a
+// output holds text from `=functions.` on while it may still be such a
 // header (header words on its line, that line's end, whitespace; at most
 // maxTail bytes), and a prefix of `to=functions.` that ends the text so
 // far. The call named by the header takes the held bytes into its raw
@@ -90,10 +96,9 @@ func (m *Machine) harmonyRecipient() bool {
 // headerSink holds a possible plain-text harmony header.
 type headerSink struct {
 	Sink
-	held    []byte // held text: a prefix of recipientPrefix, or a header from it on
-	full    bool   // held starts with the whole recipientPrefix
+	held    []byte // held text: a prefix of holdPrefix, or a header from it on
+	full    bool   // held starts with the whole holdPrefix
 	nl      bool   // the header's line ended
-	last    byte   // the last byte of text before held (0 at the start)
 	scratch []byte
 }
 
@@ -143,14 +148,14 @@ func (s *headerSink) Text(b []byte) {
 			x = s.scratch
 			s.held = s.held[:0]
 		}
-		if i := recipientAt(x, s.last); i >= 0 {
+		if i := bytes.Index(x, []byte(holdPrefix)); i >= 0 {
 			s.pass(x[:i])
-			s.held = append(s.held, recipientPrefix...)
+			s.held = append(s.held, holdPrefix...)
 			s.full, s.nl = true, false
-			b = x[i+len(recipientPrefix):]
+			b = x[i+len(holdPrefix):]
 			continue
 		}
-		k := prefixTail(x, s.last)
+		k := prefixTail(x)
 		s.pass(x[:len(x)-k])
 		s.held = append(s.held, x[len(x)-k:]...)
 		return
@@ -160,13 +165,9 @@ func (s *headerSink) Text(b []byte) {
 // pass passes text b on.
 func (s *headerSink) pass(b []byte) {
 	if len(b) > 0 {
-		s.last = b[len(b)-1]
 		s.Sink.Text(b)
 	}
 }
-
-// holding reports whether text is held (s may be nil).
-func (s *headerSink) holding() bool { return s != nil && len(s.held) > 0 }
 
 // heldLen is the number of bytes held (s may be nil).
 func (s *headerSink) heldLen() int {
@@ -176,50 +177,29 @@ func (s *headerSink) heldLen() int {
 	return len(s.held)
 }
 
-// mayHold reports whether text p, after byte prev, might be held: text is
-// held already, p holds recipientPrefix at a word's start, or ends in a
-// prefix of it that starts a word. Such text takes the long way, through
-// the sink; other text passed on without it sets last.
-func (s *headerSink) mayHold(p []byte, prev byte) bool {
-	if len(s.held) > 0 || prefixTail(p, prev) > 0 {
+// mayHold reports whether text p might be held: text is held already, p
+// holds holdPrefix, or ends in a prefix of it. Such text takes the long
+// way, through the sink.
+func (s *headerSink) mayHold(p []byte) bool {
+	if len(s.held) > 0 {
 		return true
 	}
-	return bytes.IndexByte(p, '=') >= 0 && recipientAt(p, prev) >= 0
+	i := bytes.IndexByte(p, '=') // both need one
+	return i >= 0 && (prefixTail(p) > 0 || bytes.Contains(p[i:], []byte(holdPrefix)))
 }
 
-// recipientAt returns where recipientPrefix starts a word in b (prev the
-// byte before b), or -1.
-func recipientAt(b []byte, prev byte) int {
-	for from := 0; ; {
-		i := bytes.Index(b[from:], []byte(recipientPrefix))
-		if i < 0 {
-			return -1
-		}
-		i += from
-		if before := byteAt(b, i-1, prev); !isIdentByte(before) {
-			return i
-		}
-		from = i + 1
+// prefixTail is the length of the longest proper prefix of holdPrefix that
+// ends b.
+func prefixTail(b []byte) int {
+	from := max(0, len(b)-(len(holdPrefix)-1))
+	i := bytes.LastIndexByte(b[from:], '=')
+	if i < 0 {
+		return 0
 	}
-}
-
-// prefixTail is the length of the longest proper prefix of recipientPrefix
-// that ends b and starts a word there (prev the byte before b).
-func prefixTail(b []byte, prev byte) int {
-	for k := min(len(recipientPrefix)-1, len(b)); k > 0; k-- {
-		if j := len(b) - k; string(b[j:]) == recipientPrefix[:k] && !isIdentByte(byteAt(b, j-1, prev)) {
-			return k
-		}
+	if k := len(b) - from - i; string(b[from+i:]) == holdPrefix[:k] {
+		return k
 	}
 	return 0
-}
-
-// byteAt is b[i], or prev for i == -1.
-func byteAt(b []byte, i int, prev byte) byte {
-	if i < 0 {
-		return prev
-	}
-	return b[i]
 }
 
 // release passes the held bytes on as text.
@@ -233,7 +213,6 @@ func (s *headerSink) Call(c *Call) {
 		raw := append(append(make([]byte, 0, len(s.held)+len(c.Raw)), s.held...), c.Raw...)
 		c.Offset -= int64(len(s.held))
 		c.Raw = raw
-		s.last = 0 // markup: a word may start after it
 		s.held, s.full, s.nl = s.held[:0], false, false
 	} else {
 		s.release()

@@ -32,7 +32,7 @@ var markerStart = lexer.Triggers()
 // in a row.
 func (m *Machine) idle() bool {
 	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && !m.labelHeld() && !m.fresh &&
-		m.strays == 0 && m.openers == 0 && !m.loop.busy() && m.lex.Idle() && !m.hdrSink.holding()
+		m.strays == 0 && m.openers == 0 && !m.loop.busy() && m.lex.Idle()
 }
 
 // WritePlain consumes p when it is plain text that changes no state, and
@@ -52,7 +52,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
 		return nil, 0, false
 	}
-	if m.hdrSink != nil && m.hdrSink.mayHold(p, m.prev) { // a plain-text harmony header (harmonytext.go)
+	if m.hdrSink != nil && m.hdrSink.mayHold(p) { // a plain-text harmony header (harmonytext.go)
 		return nil, 0, false
 	}
 	n = len(p)
@@ -85,9 +85,6 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		return nil, m.stopPlain(p, k), true
 	}
 	m.prev = p[n-1]
-	if m.hdrSink != nil {
-		m.hdrSink.last = m.prev
-	}
 	m.atLine = atLine
 	if m.tail != nil && !m.tail.writeToken(p) {
 		m.tail.writeAny(p)
