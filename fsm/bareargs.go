@@ -159,7 +159,7 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 	if v == pvName && m.declared(p.val[:p.nval]) {
 		return false // a call object after all
 	}
-	return p.anchor.b > 0 || m.holdsEnvelopes() || m.tail.words(m.declared)
+	return p.anchor.b > 0 || m.holdsEnvelopes() || m.tail.words(m.declared) || m.tail.recipient(m.declared) != nil
 }
 
 // openBareArgs holds the probed object (m.buf) as the arguments of a call
@@ -176,6 +176,9 @@ func (m *Machine) openBareArgs() {
 // name it, or the object needed repairs, the markup goes back to the text
 // and proseUnfit reports true.
 func (m *Machine) proseUnfit(end int) bool {
+	if m.harmonyRecipient() {
+		return false
+	}
 	if name, rep, ok := m.proseFit(); ok {
 		m.call.name = m.keepName([]byte(name))
 		m.call.repairs |= rep

@@ -44,6 +44,9 @@ func (m *Machine) textLoose(b []byte) int {
 	if n := m.fenceInfo(b); n > 0 {
 		return n
 	}
+	if m.lv == lvCall && m.call.slot == slotFused {
+		return m.fusedText(b)
+	}
 	if m.lv == lvCall && m.collectsLoose() {
 		return m.textLooseCall(b)
 	}
@@ -320,10 +323,18 @@ func isIdent2(a, b []byte) bool {
 // openLoose starts a call of a dialect that writes its name as loose text
 // (glm) named name.
 func (m *Machine) openLoose(s *Spec, name []byte) {
+	if m.openLooseCall(s, name) {
+		m.callStart(m.nameOf(m.call.name))
+	}
+}
+
+// openLooseCall opens the call of openLoose without reporting its start;
+// it reports whether the call is open (no runaway).
+func (m *Machine) openLooseCall(s *Spec, name []byte) bool {
 	m.openers++
 	if m.openers > m.opt.Runaway.OpenersWithoutCloser {
 		m.runaway(RunawayUnclosedOpeners)
-		return
+		return false
 	}
 	m.call = call{loose: -1}
 	m.setDialect(s)
@@ -332,7 +343,7 @@ func (m *Machine) openLoose(s *Spec, name []byte) {
 		m.call.repairs |= RMarkerVariant
 	}
 	m.lv = lvCall
-	m.callStart(m.nameOf(m.call.name))
+	return true
 }
 
 // ---- values ----
@@ -377,7 +388,7 @@ func (m *Machine) jsonCanStart(c byte) bool {
 		case cl.spec.envFirst && !cl.hdr.named:
 			return c == '{' || c == '['
 		case cl.spec.header != nil && cl.spec.key == lexer.Unknown: // a key/value call may hold an envelope
-			return c == '{' && cl.hdr.named
+			return (c == '{' || c == '"' && cl.spec.shape == shTokens) && cl.hdr.named // a string: arguments encoded twice (doubleenc.go)
 		}
 		return c == '{'
 	case lvBlock:
@@ -740,6 +751,10 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if m.call.slot == slotProse && m.proseUnfit(end) {
 		return
 	}
+	if inner := decodeTwice(m.call.args); inner != nil { // arguments encoded twice (doubleenc.go)
+		m.call.args = inner
+		m.call.repairs |= RJSONRepaired
+	}
 	if a := bytes.TrimSpace(m.call.args); len(a) > 0 && a[0] != '{' { // arguments must be an object
 		m.call.args = nil
 		m.call.repairs |= RJSONRepaired
@@ -832,6 +847,7 @@ func (m *Machine) emitEnvelopes(end int) {
 
 // eof closes whatever is open at the end of input.
 func (m *Machine) eof() {
+	m.fusedAtEOF()
 	m.labelAtEOF()
 	m.flushHeld()
 	m.swapAtEOF()

@@ -123,6 +123,9 @@ type Spec struct {
 	// fenceBody: after its symbol opener (a label), a code fence whose body
 	// is a JSON call object; the closing fence ends the unit (rwkv).
 	fenceBody bool
+	// kwOnly: its Python calls take keyword arguments only; a dict as the
+	// one positional argument (`f({..})`) is no call of it (hermes_pythonic).
+	kwOnly bool
 	// eol: a call is a line of its own in text, its name a declared tool's
 	// (granite_pythonic's `NAME(k="v")`): text after it on its line means
 	// it was none (lineCall.go).
@@ -243,6 +246,8 @@ const (
 	Llama4Pythonic  = "llama4_pythonic"
 	LFM2            = "lfm2"
 	LFM2JSON        = "lfm2_json"
+	Llama4JSON      = "llama4_json"
+	HermesPythonic  = "hermes_pythonic"
 	OLMo3           = "olmo3"
 	Gemma4          = "gemma4"
 	FunctionGemma   = "functiongemma"
@@ -333,6 +338,12 @@ var table = []Spec{
 		Example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
 		block:   lexer.ToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, argSwap: lexer.ToolCall, json: true},
+	// hermes_pythonic: Llama 3.1 fine-tunes write a Python call where
+	// hermes writes its JSON object; the body decides (closeSegment).
+	{Name: HermesPythonic, Family: "tool_call", shape: shPython,
+		Example: "<tool_call>get_weather(city=\"SF\")</tool_call>",
+		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}},
+		block:   lexer.ToolCall, name: nameCallee, lines: true, kwOnly: true},
 	// TeleChat4 and Xing 4.0 write glm's calls with <param_key> and
 	// <param_value>; the first key tells them apart (kvSibling).
 	{Name: TeleChat4, Family: "tool_call", shape: shKV,
@@ -443,6 +454,13 @@ var table = []Spec{
 		opens:   []opener{{marker: lexer.PythonStart, role: rBlockOpen}},
 		tokens:  []tokenRole{{lexer.PythonEnd, rBlockClose}},
 		name:    nameCallee},
+	// llama4_json shares llama4_pythonic's tokens: Llama 4 models write
+	// llama3's JSON call object (or an array of them) between them.
+	{Name: Llama4JSON, Family: "pythonic", shape: shEnvelope,
+		Example: "<|python_start|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"SF\"}}<|python_end|>",
+		opens:   []opener{{marker: lexer.PythonStart, role: rBlockOpen}},
+		tokens:  []tokenRole{{lexer.PythonEnd, rBlockClose}},
+		name:    nameEnvelope, json: true, ends: true, list: true},
 	{Name: LFM2, Family: "pythonic", shape: shPython,
 		Example: "<|tool_call_start|>[get_weather(city=\"SF\")]<|tool_call_end|>",
 		opens:   []opener{{marker: lexer.ToolCallStart, role: rBlockOpen}},

@@ -375,10 +375,11 @@ type Machine struct {
 	word    *wordHold // the prefix of an opener's word ending the last plain chunk (plain.go)
 	held    []byte    // a held word line
 	heldOff int64
-	lbl     *label    // a held harness label line (label.go); made when first needed
-	tail    *textTail // the last text, when bare arguments may follow it (bareargs.go)
-	probe   *probe    // made when first needed
-	textOff int64     // input offset of the text being handled
+	lbl     *label      // a held harness label line (label.go); made when first needed
+	tail    *textTail   // the last text, when bare arguments may follow it (bareargs.go)
+	hdrSink *headerSink // holds a plain-text harmony header (harmonytext.go)
+	probe   *probe      // made when first needed
+	textOff int64       // input offset of the text being handled
 
 	// runaway detection
 	openers   int // call openers since the last call closer
@@ -397,6 +398,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.call.loose = -1
 	m.fresh = m.opt.nameLine() != nil
 	m.watchProse()
+	m.watchHeaders()
 	if h, _ := lookup(Harmony); m.ix.on.has(int(h.id)) {
 		m.wl = wlHeader // the stream may start with a harmony header without its <|start|> (harmonylead.go)
 	}
@@ -408,7 +410,7 @@ func New(opt Options, sink Sink) *Machine {
 // a possible marker, the markup in progress, calls held as a possible
 // loop, a possible opener's word or word line, a harness label.
 func (m *Machine) Holding() int {
-	n := m.word.holding() + m.lex.Holding() + len(m.buf) + m.loop.holding()
+	n := m.word.holding() + m.lex.Holding() + len(m.buf) + m.loop.holding() + m.hdrSink.heldLen()
 	if m.wl != wlNone {
 		n += len(m.held)
 	}
@@ -523,6 +525,7 @@ func (m *Machine) close() {
 		m.token(t)
 	}
 	m.eof()
+	m.releaseHeader()
 	m.loop.release() // the end of input: no loop
 }
 
@@ -554,7 +557,10 @@ func (m *Machine) marker(t *lexer.Token) {
 			m.decide(t, nil, false)
 		}
 	}
-	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) {
+	if m.lv == lvCall && m.call.slot == slotFused {
+		m.settleFused(t)
+	}
+	if m.seg.active && (m.lv == lvBlock || m.lv == lvCall) && !m.nameKeySegment(t) {
 		m.closeSegment(len(m.buf))
 	}
 	switch m.lv {

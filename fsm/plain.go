@@ -52,6 +52,9 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
 		return nil, 0, false
 	}
+	if m.hdrSink != nil && m.hdrSink.mayHold(p) { // a plain-text harmony header (harmonytext.go)
+		return nil, 0, false
+	}
 	n = len(p)
 	stop := false
 	for _, c := range p {

@@ -155,6 +155,17 @@ func looksPythonic(b []byte) bool {
 	return i > 0 && i < len(b) && b[i] == '('
 }
 
+// positionalDict reports whether the first call in b takes a dict as its
+// positional argument: '{' is the first byte after its '(' and spaces.
+func positionalDict(b []byte) bool {
+	i := bytes.IndexByte(b, '(')
+	if i < 0 {
+		return false
+	}
+	j := firstNonSpace(b[i+1:])
+	return j >= 0 && b[i+1+j] == '{'
+}
+
 // startPy begins the pythonic body of a unit of dialect s at buf[from:]:
 // bytes already there (a judged segment) are scanned first.
 func (m *Machine) startPy(s *Spec, from int) {
@@ -209,6 +220,9 @@ func (m *Machine) pyStatus(st pyscan.Status, end int) int {
 		if m.call.spec.eol {
 			m.call.done = true // the line's end decides (textLineEnd)
 			return end
+		}
+		if m.call.spec.kwOnly && m.blk.calls == 0 && positionalDict(m.buf[m.call.start:end]) {
+			return m.pyStatus(pyscan.Failed, end)
 		}
 		before := len(m.buf)
 		m.pyCall(m.py.Name(), m.py.Args(), end, 0)

@@ -11,6 +11,7 @@ const (
 	slotParam      // the first <parameter=NAME>, no <function=> before it: not yet confirmed
 	slotLabel      // a harness label line, [Tool Use: NAME] (label.go)
 	slotProse      // prose before a bare arguments object: no name yet (bareargs.go)
+	slotFused      // a name run into its first key: on probation until the value's opener (fusedname.go)
 )
 
 // A qwen3_coder call without its <function=NAME> opener sometimes names

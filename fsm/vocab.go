@@ -37,6 +37,10 @@ const (
 	// from a declared tool's name in a call-like position followed by an
 	// arguments object that fits that tool (anchor.go).
 	RInferredCall
+	// RFusedName: the tool name ran into the part after it (glm's first
+	// key, its opener lost: `NAMEKEY</arg_key>`); the longest declared
+	// name it starts with was split off.
+	RFusedName
 	numRepairs = iota
 )
 
@@ -45,7 +49,7 @@ var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
-	"missing_bracket", "inferred_call",
+	"missing_bracket", "inferred_call", "fused_name",
 }
 
 // Append appends the names of the repairs in r to dst.
