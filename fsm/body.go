@@ -851,6 +851,7 @@ func (m *Machine) eof() {
 	m.hashEnd()
 	m.pyEnd(len(m.buf), RClosedAtEOF)
 	m.looseEnd(RMissingCloser)
+	m.refuseCut()
 	switch m.lv {
 	case lvValue, lvJSON, lvCall:
 		if m.lv == lvCall {

@@ -380,6 +380,7 @@ type Machine struct {
 	// runaway detection
 	openers   int // call openers since the last call closer
 	strays    int // stray closers in a row
+	txtOpen   textOpens
 	lastCall  uint64
 	repeats   int
 	callCount int
@@ -888,6 +889,10 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.lv = lvThink
 		m.sink.Reasoning(nil, t.Raw)
 	case rStrayClose:
+		if m.txtOpen.closes(t) { // it closes an element that was text
+			m.sink.Text(t.Raw)
+			return
+		}
 		reason := DiscardOrphanCloser
 		if !t.Has(lexer.Closing) {
 			reason = DiscardStrayToken // a token, or a framing opener (<|open|>response<|sep|>)
@@ -904,6 +909,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 			m.sink.Runaway(nil, RunawayStrayClosers)
 		}
 	default:
+		m.txtOpen.opened(t)
 		m.sink.Text(t.Raw)
 	}
 }
@@ -934,6 +940,7 @@ func (m *Machine) openBlock(t *lexer.Token, cands, variants dset) {
 func (m *Machine) begin(t *lexer.Token) bool {
 	m.buf = append(m.buf[:0], t.Raw...)
 	m.bufOff = t.Offset
+	m.txtOpen.begin(t)
 	m.names = m.names[:0]
 	m.seg = segment{}
 	if len(m.buf) > m.opt.MaxCall {
@@ -947,6 +954,7 @@ func (m *Machine) begin(t *lexer.Token) bool {
 
 // flushText gives buf[:end] back as text: it was not markup after all.
 func (m *Machine) flushText(end int) {
+	m.txtOpen.givenBack(m.bufOff)
 	m.sink.Text(m.buf[:end])
 	m.shift(end)
 }
@@ -978,6 +986,7 @@ func (m *Machine) toText() {
 	m.lex.LeaveBlock()
 	if len(m.buf) > 0 {
 		m.atLine = m.buf[len(m.buf)-1] == '\n'
+		m.txtOpen.givenBack(m.bufOff)
 		m.sink.Text(m.buf)
 		m.bufOff += int64(len(m.buf))
 		m.buf = m.buf[:0]

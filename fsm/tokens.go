@@ -147,6 +147,9 @@ func (m *Machine) notName(b []byte) int {
 
 func (m *Machine) setName(name []byte) {
 	m.call.hdr.named = true
+	if isCallID(name) { // an id where the name belongs (callid.go)
+		name = nil
+	}
 	m.call.name = m.keepName(name)
 	if !m.blk.implicit {
 		m.callStart(name)
