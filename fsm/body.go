@@ -792,7 +792,11 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	} else {
 		m.shift(end)
 	}
-	m.blk.calls++
+	if m.opt.Declared != nil && !m.opt.Declared(c.Name) {
+		m.blk.muted++ // given back as text with an error (emitter): the block's markup stays text too
+	} else {
+		m.blk.calls++
+	}
 	m.call = call{loose: -1}
 	m.lv = lvBlock
 }

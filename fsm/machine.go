@@ -181,6 +181,7 @@ type block struct {
 	variants dset  // those of them its opener spelt in a borrowed way
 	spec     *Spec // the one dialect it belongs to, once known
 	open     markerInfo
+	openLen  int  // the opener's length
 	implicit bool // no wrapper was written: the call opened it
 	fenced   bool // its body opened with a code fence (minicpm3's python, rwkv's object)
 	// pyFirst: a pythonic body was chosen for a '[' that may also start a
@@ -381,6 +382,7 @@ type Machine struct {
 	openers   int // call openers since the last call closer
 	strays    int // stray closers in a row
 	txtOpen   textOpens
+	examples  uint8 // <example> elements open in the text (foreign.go)
 	lastCall  uint64
 	repeats   int
 	callCount int
@@ -542,6 +544,9 @@ func (m *Machine) token(t *lexer.Token) {
 // marker handles a token other than text.
 func (m *Machine) marker(t *lexer.Token) {
 	m.fresh = false
+	if m.lv != lvText {
+		m.txtOpen.inside(t)
+	}
 	if m.lv == lvProbe && m.tagInProbe(t) {
 		return
 	}
@@ -849,6 +854,11 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.sink.Text(t.Raw)
 		return
 	}
+	if (r == rBlockOpen || r == rCallOpen) && m.foreignOpener(t) { // a document's element (foreign.go)
+		m.txtOpen.opened(t)
+		m.sink.Text(t.Raw)
+		return
+	}
 	switch r {
 	case rBlockOpen:
 		m.strays = 0
@@ -910,6 +920,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		}
 	default:
 		m.txtOpen.opened(t)
+		m.exampleTag(t)
 		m.sink.Text(t.Raw)
 	}
 }
@@ -931,7 +942,7 @@ func (m *Machine) tagInThink(t *lexer.Token) {
 
 // openBlock opens a wrapper of one of the dialects cands.
 func (m *Machine) openBlock(t *lexer.Token, cands, variants dset) {
-	m.blk = block{cands: cands, variants: variants, spec: cands.only(), open: infoOf(t)}
+	m.blk = block{cands: cands, variants: variants, spec: cands.only(), open: infoOf(t), openLen: len(t.Raw)}
 	m.lv = lvBlock
 }
 
@@ -998,6 +1009,10 @@ func (m *Machine) toText() {
 func (m *Machine) endBlock(end int) {
 	switch {
 	case m.blk.calls == 0 && (m.blk.muted > 0 || m.blk.cands&m.ix.on == 0): // a disabled dialect's block stays text
+		m.flushText(end)
+	case m.blk.calls == 0 && !m.blk.implicit && (m.blk.open.inline || !blankBlock(m.buf[min(m.blk.openLen, end):end])):
+		// `wrap it in <tool_call></tool_call> tags`, a <tools> listing of
+		// definitions: prose and documents, not debris of a call
 		m.flushText(end)
 	case m.blk.calls == 0 && !m.blk.implicit:
 		m.flushDiscard(end, DiscardEmptyBlock)

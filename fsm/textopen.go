@@ -1,6 +1,10 @@
 package fsm
 
-import "github.com/toolsieve/toolsieve/lexer"
+import (
+	"bytes"
+
+	"github.com/toolsieve/toolsieve/lexer"
+)
 
 // textOpens counts, per marker, the openers of known elements that went out
 // as text: a document's <parameter> or <param>, an <invoke src=..> that
@@ -14,6 +18,10 @@ type textOpens struct {
 	// the unit is given back as text from its start, its opener was text.
 	unit    lexer.Marker
 	unitOff int64
+	// inUnit: per marker, openers less closers met inside the unit after
+	// its opener; when the unit is given back, those openers were text too.
+	inUnit [lexer.NumMarkers]int8
+	dirty  bool // inUnit holds a count
 }
 
 // openerMarker returns the marker of t if it is an element's opener, else Unknown.
@@ -35,15 +43,45 @@ func (o *textOpens) count(mk lexer.Marker) {
 func (o *textOpens) opened(t *lexer.Token) { o.count(openerMarker(t)) }
 
 // begin notes t, which opens a unit of markup at offset off.
-func (o *textOpens) begin(t *lexer.Token) { o.unit, o.unitOff = openerMarker(t), t.Offset }
+func (o *textOpens) begin(t *lexer.Token) {
+	o.unit, o.unitOff = openerMarker(t), t.Offset
+	if o.dirty {
+		o.inUnit, o.dirty = [lexer.NumMarkers]int8{}, false
+	}
+}
+
+// inside notes tag t met inside the unit in progress.
+func (o *textOpens) inside(t *lexer.Token) {
+	if t.Kind != lexer.Tag || t.Marker == lexer.Unknown || t.Has(lexer.SelfClosing) {
+		return
+	}
+	c := &o.inUnit[t.Marker]
+	switch {
+	case t.Has(lexer.Closing) && *c > -100:
+		*c--
+	case !t.Has(lexer.Closing) && *c < 100:
+		*c++
+	}
+	o.dirty = true
+}
 
 // givenBack notes that text from offset off on is given back: when it is
 // the start of the unit, the unit's opener was text.
 func (o *textOpens) givenBack(off int64) {
-	if o.unit != lexer.Unknown && off == o.unitOff {
-		o.count(o.unit)
-		o.unit = lexer.Unknown
+	if off != o.unitOff || o.unit == lexer.Unknown {
+		return
 	}
+	o.count(o.unit)
+	o.unit = lexer.Unknown
+	if !o.dirty {
+		return
+	}
+	for mk, c := range o.inUnit {
+		for ; c > 0; c-- {
+			o.count(lexer.Marker(mk))
+		}
+	}
+	o.inUnit, o.dirty = [lexer.NumMarkers]int8{}, false
 }
 
 // closes reports whether closer t closes an opener that went out as text,
@@ -54,4 +92,21 @@ func (o *textOpens) closes(t *lexer.Token) bool {
 	}
 	o.n[t.Marker]--
 	return true
+}
+
+// blankBlock reports whether b, what followed a wrapper's opener up to its
+// end, holds nothing but whitespace and at most the wrapper's closer: only
+// such an empty wrapper is dropped as debris (`<tool_call>\n</tool_call>`).
+// A wrapper that held other text or elements and no call (a listing of
+// tool definitions in <tools>) is given back as text.
+func blankBlock(b []byte) bool {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	b = b[i:j]
+	return len(b) <= 64 && bytes.Count(b, []byte("<")) <= 1 && bytes.IndexByte(b, '\n') < 0
 }

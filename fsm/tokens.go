@@ -413,6 +413,9 @@ type env struct {
 
 // envelope reads the name and arguments of one call object.
 func (m *Machine) envelope(out []byte) (name, args []byte) {
+	if notCall(out) { // a tool definition or an API's record (notcall.go)
+		return nil, nil
+	}
 	if name, args, ok := leadingCall(out); ok {
 		return name, args
 	}
