@@ -216,6 +216,7 @@ const (
 	Hermes          = "hermes"
 	GLM             = "glm"
 	TeleChat4       = "telechat4"
+	IQuestQ1        = "iquest_q1"
 	InvokeToolCall  = "invoke_tool_call"
 	ToolTag         = "tool_tag"
 	DeepSeekV3      = "deepseek_v3"
@@ -338,6 +339,12 @@ var table = []Spec{
 		Example: "<tool_call>get_weather<param_key>city</param_key><param_value>SF</param_value></tool_call>",
 		opens:   []opener{{marker: lexer.ToolCall, role: rBlockOpen}, {marker: lexer.Toolcall, role: rBlockOpen, variant: true}},
 		block:   lexer.ToolCall, key: lexer.ParamKey, value: lexer.ParamValue, name: nameLoose, json: true},
+	// IQuest Q1 writes glm's call (the name, then <arg_key>/<arg_value>
+	// pairs) in an element of its own, one per call.
+	{Name: IQuestQ1, Family: "iquest", shape: shKV,
+		Example: "<iquest_tool_call>get_weather<arg_key>city</arg_key><arg_value>SF</arg_value></iquest_tool_call>",
+		opens:   []opener{{marker: lexer.IQuestCall, role: rBlockOpen}},
+		block:   lexer.IQuestCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, json: true},
 	{Name: InvokeToolCall, Family: "invoke_tool_call", shape: shAttrJSON,
 		Example: "<invoke_tool_call>\n<tool name=\"get_weather\" args=\"{\\\"city\\\": \\\"SF\\\"}\"/>\n</invoke_tool_call>",
 		opens:   []opener{{marker: lexer.InvokeToolCall, role: rBlockOpen}},

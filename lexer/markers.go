@@ -44,6 +44,7 @@ const (
 	ArgType    // k2_horizon <ifm|arg_type>: the type of the argument whose value follows
 	ParamKey   // telechat4 <param_key>
 	ParamValue // telechat4 <param_value>
+	IQuestCall // iquest_q1 <iquest_tool_call>: glm's call in its own element
 
 	// Special tokens: <|name|>, <｜name｜>, [NAME].
 	ToolCallsBegin    // deepseek <｜tool▁calls▁begin｜>
@@ -131,7 +132,7 @@ var markerNames = [NumMarkers]string{
 	PythonStart: "python_start", PythonEnd: "python_end", ToolCallStart: "tool_call_start",
 	StartAction: "start_action", EndAction: "end_action", ThoughtStart: "thought_start", ThoughtEnd: "thought_end",
 	XTools: "tools", XCall: "call", XArgument: "argument", XResponse: "response", XMessage: "message",
-	ToolSepTag: "tool_sep", ArgType: "arg_type", ParamKey: "param_key", ParamValue: "param_value",
+	ToolSepTag: "tool_sep", ArgType: "arg_type", ParamKey: "param_key", ParamValue: "param_value", IQuestCall: "iquest_tool_call",
 	MiniMaxSentinel: "minimax", InvokeToolJSON: "content_invoke_tool_json", InvokeToolText: "content_invoke_tool_text",
 	MessageModel: "message_model", EndMessage: "end_message", ContentText: "content_text",
 	ContentThinking: "content_thinking", EndSampling: "content_model_end_sampling",
@@ -193,6 +194,7 @@ var tagNames = map[string]markerEntry{
 	"arg_type":            {m: ArgType},
 	"param_key":           {m: ParamKey},
 	"param_value":         {m: ParamValue},
+	"iquest_tool_call":    {m: IQuestCall},
 	"tool:":               {m: ToolLabel}, // `<tool: function>`: the name's colon, then the label as an attribute
 }
 
