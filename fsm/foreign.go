@@ -47,16 +47,17 @@ func (m *Machine) exampleTag(t *lexer.Token) {
 	if !equalFold(t.Name, "example") && !equalFold(t.Name, "examples") {
 		return
 	}
+	o := m.texts()
 	switch {
-	case !t.Has(lexer.Closing) && m.examples < 255:
-		m.examples++
-	case t.Has(lexer.Closing) && m.examples > 0:
-		m.examples--
+	case !t.Has(lexer.Closing) && o.examples < 255:
+		o.examples++
+	case t.Has(lexer.Closing) && o.examples > 0:
+		o.examples--
 	}
 }
 
 // foreignOpener reports whether the opener t, met in text, belongs to
 // another vocabulary's document.
 func (m *Machine) foreignOpener(t *lexer.Token) bool {
-	return m.examples > 0 || foreignAttr(t)
+	return m.txtOpen != nil && m.txtOpen.examples > 0 || foreignAttr(t)
 }

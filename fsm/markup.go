@@ -163,7 +163,6 @@ type markerInfo struct {
 	marker  lexer.Marker
 	dsml    bool
 	variant bool
-	inline  bool // written after other text on its line
 }
 
 func infoOf(t *lexer.Token) markerInfo {
@@ -171,7 +170,6 @@ func infoOf(t *lexer.Token) markerInfo {
 		marker:  t.Marker,
 		dsml:    t.Has(lexer.DSML),
 		variant: t.Flags&lexer.Variant != 0 || t.Has(lexer.DSML) && t.Has(lexer.ASCIIBar),
-		inline:  !t.Has(lexer.LineStart),
 	}
 }
 

@@ -22,6 +22,17 @@ type textOpens struct {
 	// its opener; when the unit is given back, those openers were text too.
 	inUnit [lexer.NumMarkers]int8
 	dirty  bool // inUnit holds a count
+	// examples: <example> elements open in the text (foreign.go).
+	examples uint8
+}
+
+// texts returns the machine's textOpens, made when first needed: an idle
+// parser holds none.
+func (m *Machine) texts() *textOpens {
+	if m.txtOpen == nil {
+		m.txtOpen = new(textOpens)
+	}
+	return m.txtOpen
 }
 
 // openerMarker returns the marker of t if it is an element's opener, else Unknown.
