@@ -807,7 +807,11 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	} else {
 		m.shift(end)
 	}
-	m.blk.calls++
+	if m.opt.Declared != nil && !m.opt.Declared(c.Name) {
+		m.blk.muted++ // given back as text with an error (emitter): the block's markup stays text too
+	} else {
+		m.blk.calls++
+	}
 	m.call = call{loose: -1}
 	m.lv = lvBlock
 }
@@ -867,6 +871,7 @@ func (m *Machine) eof() {
 	m.hashEnd()
 	m.pyEnd(len(m.buf), RClosedAtEOF)
 	m.looseEnd(RMissingCloser)
+	m.refuseCut()
 	switch m.lv {
 	case lvValue, lvJSON, lvCall:
 		if m.lv == lvCall {

@@ -184,15 +184,17 @@ type block struct {
 	variants dset  // those of them its opener spelt in a borrowed way
 	spec     *Spec // the one dialect it belongs to, once known
 	open     markerInfo
-	implicit bool // no wrapper was written: the call opened it
-	fenced   bool // its body opened with a code fence (minicpm3's python, rwkv's object)
+	openLen  uint8 // the opener's length, at most 255 (a longer one: its end is taken for content)
+	implicit bool  // no wrapper was written: the call opened it
+	fenced   bool  // its body opened with a code fence (minicpm3's python, rwkv's object)
 	// pyFirst: a pythonic body was chosen for a '[' that may also start a
 	// JSON array of another candidate (pyToJSON)
 	pyFirst bool
-	calls   int // calls completed in this block
-	muted   int // calls of disabled dialects passed on as text
-	nested  int // block openers seen inside it
-	words   int // stray word lines since a call last opened in it (loops.go)
+	inline  bool // its opener was written after other text on its line
+	calls   int  // calls completed in this block
+	muted   int  // calls of disabled dialects passed on as text
+	nested  int  // block openers seen inside it
+	words   int  // stray word lines since a call last opened in it (loops.go)
 }
 
 // pspan is a parameter: its name in m.names, its value in m.buf.
@@ -382,8 +384,9 @@ type Machine struct {
 	textOff int64       // input offset of the text being handled
 
 	// runaway detection
-	openers   int // call openers since the last call closer
-	strays    int // stray closers in a row
+	openers   int        // call openers since the last call closer
+	strays    int        // stray closers in a row
+	txtOpen   *textOpens // made when first needed (textopen.go)
 	lastCall  uint64
 	repeats   int
 	callCount int
@@ -547,6 +550,9 @@ func (m *Machine) token(t *lexer.Token) {
 // marker handles a token other than text.
 func (m *Machine) marker(t *lexer.Token) {
 	m.fresh = false
+	if m.lv != lvText {
+		m.texts().inside(t)
+	}
 	if m.lv == lvProbe && m.tagInProbe(t) {
 		return
 	}
@@ -858,6 +864,11 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.sink.Text(t.Raw)
 		return
 	}
+	if (r == rBlockOpen || r == rCallOpen) && m.foreignOpener(t) { // a document's element (foreign.go)
+		m.texts().opened(t)
+		m.sink.Text(t.Raw)
+		return
+	}
 	switch r {
 	case rBlockOpen:
 		m.strays = 0
@@ -898,6 +909,10 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.lv = lvThink
 		m.sink.Reasoning(nil, t.Raw)
 	case rStrayClose:
+		if m.txtOpen != nil && m.txtOpen.closes(t) { // it closes an element that was text
+			m.sink.Text(t.Raw)
+			return
+		}
 		reason := DiscardOrphanCloser
 		if !t.Has(lexer.Closing) {
 			reason = DiscardStrayToken // a token, or a framing opener (<|open|>response<|sep|>)
@@ -914,6 +929,8 @@ func (m *Machine) tagInText(t *lexer.Token) {
 			m.sink.Runaway(nil, RunawayStrayClosers)
 		}
 	default:
+		m.texts().opened(t)
+		m.exampleTag(t)
 		m.sink.Text(t.Raw)
 	}
 }
@@ -935,7 +952,7 @@ func (m *Machine) tagInThink(t *lexer.Token) {
 
 // openBlock opens a wrapper of one of the dialects cands.
 func (m *Machine) openBlock(t *lexer.Token, cands, variants dset) {
-	m.blk = block{cands: cands, variants: variants, spec: cands.only(), open: infoOf(t)}
+	m.blk = block{cands: cands, variants: variants, spec: cands.only(), open: infoOf(t), openLen: uint8(min(len(t.Raw), 255)), inline: !t.Has(lexer.LineStart)}
 	m.lv = lvBlock
 }
 
@@ -944,6 +961,7 @@ func (m *Machine) openBlock(t *lexer.Token, cands, variants dset) {
 func (m *Machine) begin(t *lexer.Token) bool {
 	m.buf = append(m.buf[:0], t.Raw...)
 	m.bufOff = t.Offset
+	m.texts().begin(t)
 	m.names = m.names[:0]
 	m.seg = segment{}
 	if len(m.buf) > m.opt.MaxCall {
@@ -957,6 +975,7 @@ func (m *Machine) begin(t *lexer.Token) bool {
 
 // flushText gives buf[:end] back as text: it was not markup after all.
 func (m *Machine) flushText(end int) {
+	m.texts().givenBack(m.bufOff)
 	m.sink.Text(m.buf[:end])
 	m.shift(end)
 }
@@ -988,6 +1007,7 @@ func (m *Machine) toText() {
 	m.lex.LeaveBlock()
 	if len(m.buf) > 0 {
 		m.atLine = m.buf[len(m.buf)-1] == '\n'
+		m.texts().givenBack(m.bufOff)
 		m.sink.Text(m.buf)
 		m.bufOff += int64(len(m.buf))
 		m.buf = m.buf[:0]
@@ -999,6 +1019,10 @@ func (m *Machine) toText() {
 func (m *Machine) endBlock(end int) {
 	switch {
 	case m.blk.calls == 0 && (m.blk.muted > 0 || m.blk.cands&m.ix.on == 0): // a disabled dialect's block stays text
+		m.flushText(end)
+	case m.blk.calls == 0 && !m.blk.implicit && (m.blk.inline || !blankBlock(m.buf[min(int(m.blk.openLen), end):end])):
+		// `wrap it in <tool_call></tool_call> tags`, a <tools> listing of
+		// definitions: prose and documents, not debris of a call
 		m.flushText(end)
 	case m.blk.calls == 0 && !m.blk.implicit:
 		m.flushDiscard(end, DiscardEmptyBlock)

@@ -147,6 +147,9 @@ func (m *Machine) notName(b []byte) int {
 
 func (m *Machine) setName(name []byte) {
 	m.call.hdr.named = true
+	if isCallID(name) { // an id where the name belongs (callid.go)
+		name = nil
+	}
 	m.call.name = m.keepName(name)
 	if !m.blk.implicit {
 		m.callStart(name)
@@ -410,6 +413,9 @@ type env struct {
 
 // envelope reads the name and arguments of one call object.
 func (m *Machine) envelope(out []byte) (name, args []byte) {
+	if notCall(out) { // a tool definition or an API's record (notcall.go)
+		return nil, nil
+	}
 	if name, args, ok := leadingCall(out); ok {
 		return name, args
 	}

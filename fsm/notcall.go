@@ -1,0 +1,36 @@
+package fsm
+
+import "github.com/toolsieve/toolsieve/internal/jsonspan"
+
+// JSON objects that name a tool but are not calls: a tool's definition
+// (`{"name": .., "description": .., "input_schema": {..}}`, as a tools
+// listing or a document quotes it) and the record of a call or its result
+// in an API's own format (an Anthropic `{"type": "tool_use", "id": ..,
+// "name": .., "input": {..}}` content block, a `tool_result` block), which
+// documentation and transcripts show but a model never writes as its
+// call. Such an object gives no call: it stays text, with an error.
+// A call object keeps to a name and its arguments (`{"name": N,
+// "arguments": {..}}`, `{"type": "function", "function": {..}}`); a
+// "description" or "input_schema" member at its top, or a "type" naming a
+// content block, says it is one of the others.
+
+// notCall reports whether the JSON object out is a tool definition or an
+// API's record of a call, not a call.
+func notCall(out []byte) bool {
+	ms, ok := jsonspan.Members(out, 0, nil)
+	if !ok {
+		return false
+	}
+	for _, mb := range ms {
+		switch string(mb.Key) {
+		case "description", "input_schema", "inputSchema":
+			return true
+		case "type":
+			switch string(out[mb.Start:mb.End]) {
+			case `"tool_use"`, `"tool_result"`, `"server_tool_use"`:
+				return true
+			}
+		}
+	}
+	return false
+}
