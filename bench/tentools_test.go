@@ -8,9 +8,9 @@ import (
 	"github.com/toolsieve/toolsieve"
 )
 
-// tenTools declares ten tools with small schemas: the requests of coding
+// codingTools declares ten tools with small schemas: the requests of coding
 // agents declare about so many.
-func tenTools(b *testing.B) *toolsieve.Tools {
+func codingTools(b *testing.B) *toolsieve.Tools {
 	src := "["
 	for i, n := range []string{"read_file", "write_file", "edit_file", "list_dir", "grep", "glob", "bash", "web_fetch", "todo_write", "ask_user"} {
 		if i > 0 {
@@ -31,7 +31,7 @@ func tenTools(b *testing.B) *toolsieve.Tools {
 func BenchmarkProseTenTools(b *testing.B) {
 	const size = 256 << 10
 	in := prose(rand.New(rand.NewPCG(1, 2)), size)
-	opt := toolsieve.Options{Tools: tenTools(b)}
+	opt := toolsieve.Options{Tools: codingTools(b)}
 	for _, chunk := range []int{4, 64, 4096} {
 		b.Run(fmt.Sprintf("chunk=%d", chunk), func(b *testing.B) {
 			b.SetBytes(int64(len(in)))

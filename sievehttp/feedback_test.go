@@ -133,7 +133,7 @@ func TestRetryFeedback(t *testing.T) {
 				require.Contains(t, env.logs.String(), "retries=1 retry_reasons="+c.reason)
 				require.Contains(t, env.logs.String(), "retry_feedback=1")
 				m := scrape(t, env.client, env.proxy.URL)
-				require.EqualValues(t, 1, m[`toolsieve_retries_total{reason="`+c.reason+`"}`])
+				require.EqualValues(t, 1, series(m, "toolsieve_retries_total", `reason="`+c.reason+`"`))
 
 				env = newAPIEnv(t, feedbackPolicy(c.strict, false), c.model)
 				a = env.post(t, api, stream, path, body)

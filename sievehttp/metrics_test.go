@@ -130,3 +130,15 @@ func TestMetricsLabelEscaping(t *testing.T) {
 	require.Zero(t, n)
 	require.NoError(t, err)
 }
+
+// series sums the samples of metric name whose labels start with labels,
+// whatever the model label that follows them.
+func series(m map[string]int64, name, labels string) int64 {
+	var n int64
+	for k, v := range m {
+		if strings.HasPrefix(k, name+"{"+labels+",") || k == name+"{"+labels+"}" {
+			n += v
+		}
+	}
+	return n
+}

@@ -61,7 +61,7 @@ func TestToolChoiceNone(t *testing.T) {
 		require.Equal(t, "0", a.resp.Header.Get(HeaderRetriesOut))
 		require.Empty(t, a.signal(HeaderToolChoice))
 		m := scrape(t, env.client, env.proxy.URL)
-		require.EqualValues(t, 0, m[`toolsieve_recovered_calls_total{dialect="dsml"}`])
+		require.EqualValues(t, 0, series(m, "toolsieve_recovered_calls_total", `dialect="dsml"`))
 		require.Contains(t, env.logs.String(), "tool_choice=none")
 		// The same request without tool_choice gets the call.
 		path, body = apiRequest(api, stream, "read main.go", "")
@@ -85,7 +85,7 @@ func TestToolChoiceRequired(t *testing.T) {
 		require.Equal(t, "1", a.resp.Header.Get(HeaderRetriesOut))
 		require.Empty(t, a.signal(HeaderToolChoice))
 		m := scrape(t, env.client, env.proxy.URL)
-		require.EqualValues(t, 1, m[`toolsieve_retries_total{reason="tool_choice"}`])
+		require.EqualValues(t, 1, series(m, "toolsieve_retries_total", `reason="tool_choice"`))
 		require.EqualValues(t, 0, m[`toolsieve_tool_choice_unmet_total{tool_choice="required"}`])
 
 		env = newAPIEnv(t, choicePolicy(1), scriptOf(choicePlain))
@@ -96,7 +96,7 @@ func TestToolChoiceRequired(t *testing.T) {
 		require.Equal(t, "1", a.resp.Header.Get(HeaderRetriesOut))
 		require.Equal(t, "unmet", a.signal(HeaderToolChoice))
 		m = scrape(t, env.client, env.proxy.URL)
-		require.EqualValues(t, 1, m[`toolsieve_retries_total{reason="tool_choice"}`])
+		require.EqualValues(t, 1, series(m, "toolsieve_retries_total", `reason="tool_choice"`))
 		require.EqualValues(t, 1, m[`toolsieve_tool_choice_unmet_total{tool_choice="required"}`])
 		require.EqualValues(t, 1, m[`toolsieve_retries_exhausted_total`])
 		require.Contains(t, env.logs.String(), "bad_answer=tool_choice tool_choice=required tool_choice_unmet=true")
@@ -133,7 +133,7 @@ func TestToolChoiceNamed(t *testing.T) {
 		require.Equal(t, "read_file", a.got.Calls[0].Name)
 		require.Equal(t, 2, env.up.requests())
 		m := scrape(t, env.client, env.proxy.URL)
-		require.EqualValues(t, 1, m[`toolsieve_retries_total{reason="tool_choice"}`])
+		require.EqualValues(t, 1, series(m, "toolsieve_retries_total", `reason="tool_choice"`))
 
 		// Spent: passed on, signalled.
 		env = newAPIEnv(t, choicePolicy(1), scriptOf(choiceOther))
@@ -184,7 +184,7 @@ func TestParallelCallsOff(t *testing.T) {
 		require.Equal(t, "1", a.signal(HeaderDropped))
 		m := scrape(t, env.client, env.proxy.URL)
 		require.EqualValues(t, 1, m[`toolsieve_parallel_calls_dropped_total`])
-		require.EqualValues(t, 1, m[`toolsieve_recovered_calls_total{dialect="dsml"}`])
+		require.EqualValues(t, 1, series(m, "toolsieve_recovered_calls_total", `dialect="dsml"`))
 		require.Contains(t, env.logs.String(), "dropped=1")
 
 		path, body = apiRequest(api, stream, "x", "")
@@ -237,7 +237,7 @@ func TestToolChoiceWrappers(t *testing.T) {
 		require.Equal(t, 2, up.requests(), api.String())
 		var sb strings.Builder
 		m.WriteTo(&sb)
-		require.Contains(t, sb.String(), `toolsieve_retries_total{reason="tool_choice"} 1`+"\n")
+		require.Regexp(t, `(?m)^toolsieve_retries_total\{reason="tool_choice",model="[a-z0-9_:.-]+"\} 1$`, sb.String())
 
 		up = newAPIUpstream(t, scriptOf(choicePlain, polGood))
 		mw := PolicyMiddleware(toolsieve.Options{}, choicePolicy(1))
