@@ -161,7 +161,7 @@ func (m *Machine) closeSegment(end int) {
 			return
 		}
 	}
-	if m.lv == lvBlock && m.blk.calls == 0 && isIdent(s) {
+	if m.lv == lvBlock && m.blk.calls == 0 && isIdent(s) && !proseWord(m.buf, start, end) {
 		if spec := looseKV(m.blk.cands); spec != nil {
 			m.openLoose(spec, s)
 			return
@@ -318,6 +318,30 @@ func isIdent2(a, b []byte) bool {
 		}
 	}
 	return true
+}
+
+// proseWord reports whether loose text that isIdent accepts reads as a word
+// of a sentence rather than a name: spaced on both sides within one line
+// (`<tool_call> and </tool_call>`), or ended by a full stop, hyphen or colon
+// (`<tool_call>tags.</tool_call>`). No dialect writes a name so.
+func proseWord(buf []byte, start, end int) bool {
+	s := buf[start:end]
+	t := bytes.TrimSpace(s)
+	if len(t) == 0 {
+		return false
+	}
+	if c := t[len(t)-1]; c == '.' || c == '-' || c == ':' {
+		return true
+	}
+	for start > 0 && (buf[start-1] == ' ' || buf[start-1] == '\t') {
+		start-- // the spaces the segment began after
+	}
+	s = buf[start:end]
+	if bytes.IndexByte(s, '\n') >= 0 {
+		return false
+	}
+	sp := func(c byte) bool { return c == ' ' || c == '\t' }
+	return sp(s[0]) && (sp(s[len(s)-1]) || end < len(buf) && sp(buf[end]))
 }
 
 // openLoose starts a call of a dialect that writes its name as loose text
