@@ -356,7 +356,7 @@ func (m *Machine) openLoose(s *Spec, name []byte) {
 // it reports whether the call is open (no runaway).
 func (m *Machine) openLooseCall(s *Spec, name []byte) bool {
 	m.openers++
-	if m.openers > m.opt.Runaway.OpenersWithoutCloser {
+	if int(m.openers) > m.opt.Runaway.OpenersWithoutCloser {
 		m.runaway(RunawayUnclosedOpeners)
 		return false
 	}
@@ -483,7 +483,7 @@ func (m *Machine) envelopeFor(c byte) *Spec {
 func (m *Machine) startJSON(c byte) {
 	if m.lv == lvBlock {
 		m.openers++
-		if m.openers > m.opt.Runaway.OpenersWithoutCloser {
+		if int(m.openers) > m.opt.Runaway.OpenersWithoutCloser {
 			m.runaway(RunawayUnclosedOpeners)
 			return
 		}

@@ -19,7 +19,7 @@ func (m *Machine) hashCanStart(c byte) bool {
 
 // startHash begins a call's hash at the next byte.
 func (m *Machine) startHash() {
-	if m.openers++; m.openers > m.opt.Runaway.OpenersWithoutCloser {
+	if m.openers++; int(m.openers) > m.opt.Runaway.OpenersWithoutCloser {
 		m.runaway(RunawayUnclosedOpeners)
 		return
 	}

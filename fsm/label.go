@@ -227,7 +227,7 @@ func (m *Machine) openLabelled(t *lexer.Token, s *Spec) {
 	if !m.add(t.Raw) {
 		return
 	}
-	if m.openers++; m.openers > m.opt.Runaway.OpenersWithoutCloser {
+	if m.openers++; int(m.openers) > m.opt.Runaway.OpenersWithoutCloser {
 		m.runaway(RunawayUnclosedOpeners)
 		return
 	}

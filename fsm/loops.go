@@ -117,5 +117,5 @@ func (m *Machine) repeated(sum uint64) bool {
 	}
 	m.lastCall = sum
 	m.callCount++
-	return m.repeats >= m.opt.Runaway.RepeatedCalls
+	return int(m.repeats) >= m.opt.Runaway.RepeatedCalls
 }

@@ -384,12 +384,12 @@ type Machine struct {
 	textOff int64       // input offset of the text being handled
 
 	// runaway detection
-	openers   int        // call openers since the last call closer
-	strays    int        // stray closers in a row
 	txtOpen   *textOpens // made when first needed (textopen.go)
 	lastCall  uint64
-	repeats   int
-	callCount int
+	openers   int32 // call openers since the last call closer
+	strays    int32 // stray closers in a row (int32s side by side: an idle parser stays small)
+	repeats   int32
+	callCount int32
 }
 
 // New returns a machine that reports to sink.
@@ -924,7 +924,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		}
 		m.sink.Discard(raw, reason)
 		m.strays++
-		if m.strays > m.opt.Runaway.StrayClosers {
+		if int(m.strays) > m.opt.Runaway.StrayClosers {
 			m.lv, m.scratch = lvStopped, m.scratch[:0]
 			m.sink.Runaway(nil, RunawayStrayClosers)
 		}

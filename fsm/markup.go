@@ -271,7 +271,7 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 // openCall starts a call of dialect s at opener t (already in m.buf).
 func (m *Machine) openCall(t *lexer.Token, s *Spec, rep Repairs) {
 	m.openers++
-	if m.openers > m.opt.Runaway.OpenersWithoutCloser {
+	if int(m.openers) > m.opt.Runaway.OpenersWithoutCloser {
 		m.runaway(RunawayUnclosedOpeners)
 		return
 	}
@@ -430,7 +430,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 			m.endBlock(len(m.buf))
 		}
 	case rCallOpen:
-		if m.openers >= m.opt.Runaway.OpenersWithoutCloser {
+		if int(m.openers) >= m.opt.Runaway.OpenersWithoutCloser {
 			m.runaway(RunawayUnclosedOpeners)
 			return
 		}
@@ -443,7 +443,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 			m.reopen(t)
 		}
 	case rBlockOpen:
-		if m.openers >= m.opt.Runaway.OpenersWithoutCloser {
+		if int(m.openers) >= m.opt.Runaway.OpenersWithoutCloser {
 			m.runaway(RunawayUnclosedOpeners)
 			return
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/toolsieve/toolsieve"
 	"github.com/toolsieve/toolsieve/chat"
-	"github.com/toolsieve/toolsieve/fsm"
 )
 
 // apiLabels are the api label's values: the chat APIs, and other for
@@ -79,7 +78,7 @@ func zeroPairs(c map[[2]string]uint64, firsts, seconds []string) map[[2]string]u
 
 // callDialects are the dialects a delivered call may come from: the
 // table's, and native (markup arguments of a native call converted).
-func callDialects() []string { return append(fsm.DialectNames(), "native") }
+func callDialects() []string { return append(toolsieve.Dialects(), "native") }
 
 // repairNames is the repairs' vocabulary.
 func repairNames() []string { return toolsieve.RepairNames() }
@@ -87,7 +86,7 @@ func repairNames() []string { return toolsieve.RepairNames() }
 // runawayReasons are the reasons a runaway is cut for.
 func runawayReasons() []string {
 	var out []string
-	for _, r := range []fsm.Reason{toolsieve.ReasonCallTooLarge, toolsieve.ReasonUnclosedOpeners,
+	for _, r := range []toolsieve.Reason{toolsieve.ReasonCallTooLarge, toolsieve.ReasonUnclosedOpeners,
 		toolsieve.ReasonNestedBlocks, toolsieve.ReasonRepeatedCall, toolsieve.ReasonStrayClosers} {
 		out = append(out, r.String())
 	}

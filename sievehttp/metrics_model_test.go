@@ -13,7 +13,6 @@ import (
 
 	"github.com/toolsieve/toolsieve"
 	"github.com/toolsieve/toolsieve/chat/chattest"
-	"github.com/toolsieve/toolsieve/fsm"
 )
 
 // TestMetricsZeroSeries: before any request, every labelled series whose
@@ -44,7 +43,7 @@ func TestMetricsZeroSeries(t *testing.T) {
 		_, ok := m[`toolsieve_request_duration_seconds_count{api="`+api+`"}`]
 		require.True(t, ok, api)
 	}
-	for _, d := range fsm.DialectNames() {
+	for _, d := range toolsieve.Dialects() {
 		for _, l := range labels {
 			_, ok := m[`toolsieve_recovered_calls_total{dialect="`+d+`",model="`+l+`"}`]
 			require.True(t, ok, d+" "+l)
