@@ -33,11 +33,7 @@ func (r *recorder) Error(msg string, offset int64) { r.got = append(r.got, "erro
 // TestSteps feeds chunks one at a time and checks what each one releases:
 // text as soon as it cannot be markup, a call with the byte that closes it.
 func TestSteps(t *testing.T) {
-	tests := []struct {
-		name   string
-		chunks []string
-		want   [][]string // per chunk, then one more entry for Close
-	}{
+	tests := []stepCase{
 		{"text passes at once", []string{"Hello, ", "world."},
 			[][]string{{`text "Hello, "`}, {`text "world."`}, nil}},
 		{"a possible marker is held", []string{"Hi <inv", "oke name=\"f\">", "</invoke>", " ok"},
@@ -55,20 +51,7 @@ func TestSteps(t *testing.T) {
 		{"cut at end of stream", []string{"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"b"},
 			[][]string{{}, {`call f {"a": "b"}[missing_closer truncated_json closed_at_eof]`}}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := &recorder{}
-			m := New(Options{}, rec)
-			for i, c := range tc.chunks {
-				rec.got = nil
-				m.Write([]byte(c))
-				assert.Equal(t, fmt.Sprint(tc.want[i]), fmt.Sprint(rec.got), "after chunk %d %q", i, c)
-			}
-			rec.got = nil
-			m.Close()
-			assert.Equal(t, fmt.Sprint(tc.want[len(tc.chunks)]), fmt.Sprint(rec.got), "at Close")
-		})
-	}
+	runSteps(t, Options{}, tests)
 }
 
 // TestFailedBodyThenNextBody: a JSON body that fails on the first byte of a
@@ -104,5 +87,32 @@ func TestRestartedBodyIsProgress(t *testing.T) {
 		}
 		m.Close()
 		assert.NotContains(t, rec.got, "error "+ErrNoProgress, in)
+	}
+}
+
+// stepCase is a per-chunk step test: the events each Write reports, then
+// those Close reports.
+type stepCase struct {
+	name   string
+	chunks []string
+	want   [][]string // per chunk, then one more entry for Close
+}
+
+// runSteps feeds each case's chunks to a new machine with opt and checks
+// what every Write and the Close report.
+func runSteps(t *testing.T, opt Options, tests []stepCase) {
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			m := New(opt, rec)
+			for i, c := range tc.chunks {
+				rec.got = nil
+				m.Write([]byte(c))
+				assert.Equal(t, fmt.Sprint(tc.want[i]), fmt.Sprint(rec.got), "after chunk %d %q", i, c)
+			}
+			rec.got = nil
+			m.Close()
+			assert.Equal(t, fmt.Sprint(tc.want[len(tc.chunks)]), fmt.Sprint(rec.got), "at Close")
+		})
 	}
 }

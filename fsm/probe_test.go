@@ -1,7 +1,6 @@
 package fsm
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,11 +27,7 @@ func TestTextOpeners(t *testing.T) {
 // releases: text that cannot start a call at once, a possible opener held
 // until the bytes decide.
 func TestProbeSteps(t *testing.T) {
-	tests := []struct {
-		name   string
-		chunks []string
-		want   [][]string // per chunk, then one more entry for Close
-	}{
+	tests := []stepCase{
 		{"a word that may become the opener is held", []string{"see func", "tion"},
 			[][]string{{`text "see "`}, {`text "functi"`, `text "on"`}, nil}},
 		{"the opener split anywhere", []string{"fun", "ctools", `[{"name": "get_weather"`, `, "arguments": {}}]`},
@@ -54,20 +49,7 @@ func TestProbeSteps(t *testing.T) {
 			[][]string{{}, {`text "f"`, `text "<b>"`}, nil}},
 	}
 	declared := func(name []byte) bool { return string(name) == "get_weather" }
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := &recorder{}
-			m := New(Options{Declared: declared}, rec)
-			for i, c := range tc.chunks {
-				rec.got = nil
-				m.Write([]byte(c))
-				assert.Equal(t, fmt.Sprint(tc.want[i]), fmt.Sprint(rec.got), "after chunk %d %q", i, c)
-			}
-			rec.got = nil
-			m.Close()
-			assert.Equal(t, fmt.Sprint(tc.want[len(tc.chunks)]), fmt.Sprint(rec.got), "at Close")
-		})
-	}
+	runSteps(t, Options{Declared: declared}, tests)
 }
 
 // TestProbeOff: without declared tools, or with no dialect of text openers

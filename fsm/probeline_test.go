@@ -1,7 +1,6 @@
 package fsm
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,11 +14,7 @@ import (
 // next bytes decide, text that cannot start one passes at once, a call
 // goes out with its last byte.
 func TestSymbolSteps(t *testing.T) {
-	tests := []struct {
-		name   string
-		chunks []string
-		want   [][]string // per chunk, then one more entry for Close
-	}{
+	tests := []stepCase{
 		{"an arrow opener split anywhere", []string{"Checking. >", ">", `>get_weather` + "\n" + `{"city": `, `"SF"}`},
 			[][]string{{`text "Checking. "`}, {}, {}, {`call get_weather {"city": "SF"}[]`}, nil}},
 		{"arrows that are no opener go back", []string{"a >>", " b"},
@@ -38,20 +33,7 @@ func TestSymbolSteps(t *testing.T) {
 			[][]string{{}, {`text "get_weather(city='SF') "`, `text "is one call."`}, nil}},
 	}
 	declared := func(name []byte) bool { return string(name) == "get_weather" }
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := &recorder{}
-			m := New(Options{Declared: declared}, rec)
-			for i, c := range tc.chunks {
-				rec.got = nil
-				m.Write([]byte(c))
-				assert.Equal(t, fmt.Sprint(tc.want[i]), fmt.Sprint(rec.got), "after chunk %d %q", i, c)
-			}
-			rec.got = nil
-			m.Close()
-			assert.Equal(t, fmt.Sprint(tc.want[len(tc.chunks)]), fmt.Sprint(rec.got), "at Close")
-		})
-	}
+	runSteps(t, Options{Declared: declared}, tests)
 }
 
 // TestSymbolOpenersWithoutTools: rwkv's label counts without declared
