@@ -831,21 +831,24 @@ func rarest(needle uint64) (k1, k2 int) {
 	return k1, k1 ^ 4
 }
 
-// common ranks bytes by how often they come in text: whitespace, then
-// frequent lowercase letters, then other letters; the rest (digits,
-// punctuation, capitals, bytes of other scripts) are rarer.
+// common ranks bytes by how often they come in text, so that the byte
+// period looks for has few false hits: whitespace, then lowercase letters
+// by their frequency in English, then punctuation and capitals; digits,
+// symbols and bytes of other scripts are rarer.
 var common = func() (r [256]uint8) {
-	for _, c := range []byte(" \t\n") {
-		r[c] = 4
-	}
-	for c := byte('a'); c <= 'z'; c++ {
-		r[c] = 2
-	}
-	for _, c := range []byte("etaoinsrhl") {
-		r[c] = 3
+	for i, group := range []string{"zqjx", "kv", "bpyg", "fwmuc", "dlrh", "sni", "oat", "e"} {
+		for _, c := range []byte(group) {
+			r[c] = uint8(8 + 2*i)
+		}
 	}
 	for _, c := range []byte(",.") {
-		r[c] = 1
+		r[c] = 10
+	}
+	for c := byte('A'); c <= 'Z'; c++ {
+		r[c] = 6
+	}
+	for _, c := range []byte(" \t\n") {
+		r[c] = 30
 	}
 	return r
 }()
