@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -553,6 +554,7 @@ func (w *streamRewriter) flushRun(s sink, kind *runKind, buf *[]byte) {
 // released from them goes out in an event of its own.
 type textQueue struct {
 	buf  []byte // holds the queued events' bytes; reused once the queue empties
+	head int    // bytes at the front of buf of events already dropped
 	evs  []queued
 	rel  []byte // text released from the queued events and not sent yet
 	size int
@@ -610,13 +612,40 @@ func (q *textQueue) drop(n int) {
 		return
 	}
 	for i := range n {
-		q.size -= len(q.evs[i].raw)
+		e := &q.evs[i]
+		q.size -= len(e.raw)
+		q.head += len(e.raw) + len(e.data) + len(e.content)
 	}
 	k := copy(q.evs, q.evs[n:])
 	clear(q.evs[k:])
 	q.evs = q.evs[:k]
-	if k == 0 {
-		q.buf = q.buf[:0]
+	switch {
+	case k == 0:
+		q.buf, q.head = q.buf[:0], 0
+	case q.head >= minCompact && 2*q.head > len(q.buf):
+		q.compact()
+	}
+}
+
+// minCompact is the size of dropped events from which a queue that never
+// empties moves its events to the front of its buffer.
+const minCompact = 4 << 10
+
+// compact moves the bytes of the queued events to the front of the buffer,
+// so that a queue that never empties (a line's first word is held as the
+// next event comes) does not grow with the stream. It copies fewer bytes
+// than were dropped since the last time: linear in the stream.
+func (q *textQueue) compact() {
+	q.buf = q.buf[:copy(q.buf, q.buf[q.head:])]
+	q.head = 0
+	off := 0
+	at := func(b []byte) []byte {
+		off += len(b)
+		return q.buf[off-len(b) : off : off]
+	}
+	for i := range q.evs {
+		e := &q.evs[i]
+		e.raw, e.data, e.content = at(e.raw), at(e.data), at(e.content)
 	}
 }
 
@@ -657,7 +686,7 @@ func (q *textQueue) drain(emit func(queued)) {
 }
 
 func (q *textQueue) reset() {
-	q.buf = q.buf[:0]
+	q.buf, q.head = q.buf[:0], 0
 	if cap(q.buf) > maxScratch {
 		q.buf = nil // grown by a large event: not kept
 	}
@@ -707,13 +736,22 @@ type Rewriter struct {
 	Hold    func(footprint int64) error
 	body    io.ReadCloser
 	w       *streamRewriter
-	buf     []byte
+	buf     []byte // the upstream's bytes of a read
+	full    bool   // the last read filled buf: it grows
 	off     int
 	err     error
 	eof     bool
 	closed  bool
 	started bool
 }
+
+// The read buffer grows from minReadBuf, times four each time a read fills
+// it, up to maxReadBuf: a stream of tokens keeps a small one, a document
+// read at once gets large reads.
+const (
+	minReadBuf = 4 << 10
+	maxReadBuf = 32 << 10
+)
 
 // ErrRewriterClosed is returned by Read after Close.
 var ErrRewriterClosed = errors.New("toolsieve: read from closed Rewriter")
@@ -787,13 +825,16 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 		w.out = w.out[:0]
 		r.off = 0
 		w.shrink()
-		if r.buf == nil {
-			r.buf = make([]byte, 32<<10)
-			// The output of a read is about its input: room for it at
-			// once, rather than growing to it on every new stream.
-			w.out = make([]byte, 0, len(r.buf)+len(r.buf)/4)
+		if r.buf == nil || len(r.buf) < maxReadBuf && r.full {
+			// Streams of tokens come in small reads: the buffer starts
+			// small and grows while reads fill it. The output of a read is
+			// about its input: room for it at once, rather than growing to
+			// it on every new stream.
+			r.buf = make([]byte, min(maxReadBuf, max(minReadBuf, 4*len(r.buf))))
+			w.out = slices.Grow(w.out, len(r.buf)+len(r.buf)/4)
 		}
 		n, err := r.body.Read(r.buf)
+		r.full = n == len(r.buf)
 		if n > 0 {
 			w.Write(r.buf[:n])
 			if w.stopped {
