@@ -13,9 +13,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -213,11 +211,6 @@ func BenchmarkProxyStreamMemory(b *testing.B) {
 				<-got
 			}
 			per[i] += float64(inUse()-idle) / streams
-			if f := os.Getenv("HEAPPROF"); f != "" && i == 2 {
-				w, _ := os.Create(f)
-				pprof.WriteHeapProfile(w)
-				w.Close()
-			}
 			close(u.hold)
 			wg.Wait()
 			tr.CloseIdleConnections()
