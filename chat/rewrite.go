@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -736,8 +735,7 @@ type Rewriter struct {
 	Hold    func(footprint int64) error
 	body    io.ReadCloser
 	w       *streamRewriter
-	buf     []byte // the upstream's bytes of a read
-	full    bool   // the last read filled buf: it grows
+	buf     []byte // the upstream's bytes of a read into a small p
 	off     int
 	err     error
 	eof     bool
@@ -745,13 +743,9 @@ type Rewriter struct {
 	started bool
 }
 
-// The read buffer grows from minReadBuf, times four each time a read fills
-// it, up to maxReadBuf: a stream of tokens keeps a small one, a document
-// read at once gets large reads.
-const (
-	minReadBuf = 4 << 10
-	maxReadBuf = 32 << 10
-)
+// minReadBuf is the smallest read of the upstream's body: a Read with a
+// smaller p reads into a buffer of this size.
+const minReadBuf = 4 << 10
 
 // ErrRewriterClosed is returned by Read after Close.
 var ErrRewriterClosed = errors.New("toolsieve: read from closed Rewriter")
@@ -825,18 +819,20 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 		w.out = w.out[:0]
 		r.off = 0
 		w.shrink()
-		if r.buf == nil || len(r.buf) < maxReadBuf && r.full {
-			// Streams of tokens come in small reads: the buffer starts
-			// small and grows while reads fill it. The output of a read is
-			// about its input: room for it at once, rather than growing to
-			// it on every new stream.
-			r.buf = make([]byte, min(maxReadBuf, max(minReadBuf, 4*len(r.buf))))
-			w.out = slices.Grow(w.out, len(r.buf)+len(r.buf)/4)
+		// The upstream's bytes are read into p, the caller's buffer, when
+		// it is large enough: the rewriter takes from them what it keeps
+		// before its output goes there, so a stream needs no read buffer
+		// of its own.
+		in := p
+		if len(p) < minReadBuf {
+			if r.buf == nil {
+				r.buf = make([]byte, minReadBuf)
+			}
+			in = r.buf
 		}
-		n, err := r.body.Read(r.buf)
-		r.full = n == len(r.buf)
+		n, err := r.body.Read(in)
 		if n > 0 {
-			w.Write(r.buf[:n])
+			w.Write(in[:n])
 			if w.stopped {
 				// A runaway or a lost event: stop the upstream at once.
 				r.body.Close()
