@@ -85,6 +85,7 @@ func splitEvents(stream []byte) [][]byte {
 // costRoutes starts the three routes to upstream u: direct, through a bare
 // ReverseProxy that flushes at once, and through the toolsieve proxy.
 func costRoutes(tb testing.TB, u http.Handler) (names, urls []string, closeAll func()) {
+	tb.Helper()
 	us := httptest.NewServer(u)
 	target, _ := url.Parse(us.URL)
 	rp := &httputil.ReverseProxy{
@@ -137,36 +138,59 @@ func fetch(tb testing.TB, c *http.Client, base string, paused bool) (time.Durati
 // not measured while the rest of the answer competes for the CPU (and the
 // pause, when the runtime spins idle, is not in the CPU figure).
 func BenchmarkProxyCost(b *testing.B) {
+	pc := proxyCost(b, b.N)
+	for i, name := range routeNames {
+		b.ReportMetric(float64(pc.cpu[i].Microseconds())/float64(b.N), name+"-cpu-µs/answer")
+		b.ReportMetric(float64(pc.ttfb[i].Microseconds()), name+"-ttfb-p50-µs")
+	}
+	b.ReportMetric(pc.cpuRatio(), "toolsieve/reverseproxy-cpu")
+	b.ReportMetric(float64(pc.ttfbOver().Microseconds()), "toolsieve-ttfb-over-reverseproxy-µs")
+}
+
+// routeNames are the routes costRoutes starts, in its order.
+var routeNames = [3]string{"direct", "reverseproxy", "toolsieve"}
+
+// proxyCosts are the figures of proxyCost, per route: CPU time over all the
+// answers, time to first byte at p50.
+type proxyCosts struct {
+	cpu, ttfb [3]time.Duration
+}
+
+// cpuRatio is the toolsieve route's CPU over the ReverseProxy route's.
+func (pc proxyCosts) cpuRatio() float64 { return float64(pc.cpu[2]) / float64(pc.cpu[1]) }
+
+// ttfbOver is the toolsieve route's time to first byte minus the
+// ReverseProxy route's.
+func (pc proxyCosts) ttfbOver() time.Duration { return pc.ttfb[2] - pc.ttfb[1] }
+
+// proxyCost fetches answers answers through each route, round robin (see
+// BenchmarkProxyCost).
+func proxyCost(tb testing.TB, answers int) proxyCosts {
 	u := &eventUpstream{events: splitEvents(chattest.SeqOpenAIStream(chattest.Deltas(1, 600, 64))), pause: time.Millisecond}
-	names, urls, closeAll := costRoutes(b, u)
+	_, urls, closeAll := costRoutes(tb, u)
 	defer closeAll()
 	tr := &http.Transport{MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
-	cpu := make([]time.Duration, len(urls))
-	ttfb := make([][]time.Duration, len(urls))
+	var pc proxyCosts
+	var ttfb [3][]time.Duration
 	for i := range urls { // warm the connections
-		fetch(b, c, urls[i], false)
+		fetch(tb, c, urls[i], false)
 	}
-	for b.Loop() {
+	for range answers {
 		for i, base := range urls {
 			t0 := cpuTime()
-			fetch(b, c, base, false)
-			cpu[i] += cpuTime() - t0
-			d, _ := fetch(b, c, base, true)
+			fetch(tb, c, base, false)
+			pc.cpu[i] += cpuTime() - t0
+			d, _ := fetch(tb, c, base, true)
 			ttfb[i] = append(ttfb[i], d)
 		}
 	}
-	n := float64(b.N)
-	p50 := make([]time.Duration, len(urls))
 	for i := range urls {
 		slices.Sort(ttfb[i])
-		p50[i] = ttfb[i][len(ttfb[i])/2]
-		b.ReportMetric(float64(cpu[i].Microseconds())/n, names[i]+"-cpu-µs/answer")
-		b.ReportMetric(float64(p50[i].Microseconds()), names[i]+"-ttfb-p50-µs")
+		pc.ttfb[i] = ttfb[i][len(ttfb[i])/2]
 	}
-	b.ReportMetric(float64(cpu[2])/float64(cpu[1]), "toolsieve/reverseproxy-cpu")
-	b.ReportMetric(float64((p50[2] - p50[1]).Microseconds()), "toolsieve-ttfb-over-reverseproxy-µs")
+	return pc
 }
 
 // BenchmarkProxyStreamMemory holds 200 streams open at once on each route,
@@ -176,55 +200,64 @@ func BenchmarkProxyCost(b *testing.B) {
 // toolsieve proxy and the ReverseProxy add to the direct route (target
 // ≤ 1.3).
 func BenchmarkProxyStreamMemory(b *testing.B) {
-	const streams = 200
-	events := splitEvents(chattest.SeqOpenAIStream(chattest.Deltas(1, 600, 64)))
-	per := make([]float64, 3)
-	var names []string
+	var per [3]float64
 	for b.Loop() {
+		m := proxyStreamMemory(b)
 		for i := range per {
-			u := &eventUpstream{events: events, hold: make(chan struct{}), pause: 5 * time.Millisecond}
-			var urls []string
-			var closeAll func()
-			names, urls, closeAll = costRoutes(b, u)
-			tr := &http.Transport{MaxIdleConnsPerHost: streams}
-			c := &http.Client{Transport: tr}
-			idle := inUse()
-			u.held.Add(streams)
-			var wg sync.WaitGroup
-			got := make(chan struct{}, streams)
-			for range streams {
-				wg.Go(func() {
-					resp, err := c.Post(urls[i]+"/v1/chat/completions", "application/json", strings.NewReader(costRequest))
-					if err != nil {
-						b.Error(err)
-						got <- struct{}{}
-						return
-					}
-					defer resp.Body.Close()
-					br := bufio.NewReader(resp.Body)
-					br.Peek(1)
-					got <- struct{}{}
-					io.Copy(io.Discard, br)
-				})
-			}
-			u.held.Wait()
-			for range streams {
-				<-got
-			}
-			per[i] += float64(inUse()-idle) / streams
-			close(u.hold)
-			wg.Wait()
-			tr.CloseIdleConnections()
-			closeAll()
+			per[i] += m[i]
 		}
 	}
-	n := float64(b.N)
+	for i, name := range routeNames {
+		per[i] /= float64(b.N)
+		b.ReportMetric(per[i]/1024, name+"-KiB/stream")
+	}
+	b.ReportMetric(memRatio(per), "toolsieve/reverseproxy-mem")
+}
+
+// memRatio is what the toolsieve proxy adds to the direct route's memory
+// per stream over what the ReverseProxy adds.
+func memRatio(per [3]float64) float64 { return (per[2] - per[0]) / (per[1] - per[0]) }
+
+// proxyStreamMemory holds 200 streams open on each route in turn (see
+// BenchmarkProxyStreamMemory) and returns the bytes in use per stream.
+func proxyStreamMemory(tb testing.TB) (per [3]float64) {
+	const streams = 200
+	events := splitEvents(chattest.SeqOpenAIStream(chattest.Deltas(1, 600, 64)))
 	for i := range per {
-		b.ReportMetric(per[i]/n/1024, names[i]+"-KiB/stream")
+		u := &eventUpstream{events: events, hold: make(chan struct{}), pause: 5 * time.Millisecond}
+		_, urls, closeAll := costRoutes(tb, u)
+		tr := &http.Transport{MaxIdleConnsPerHost: streams}
+		c := &http.Client{Transport: tr}
+		idle := inUse()
+		u.held.Add(streams)
+		var wg sync.WaitGroup
+		got := make(chan struct{}, streams)
+		for range streams {
+			wg.Go(func() {
+				resp, err := c.Post(urls[i]+"/v1/chat/completions", "application/json", strings.NewReader(costRequest))
+				if err != nil {
+					tb.Error(err)
+					got <- struct{}{}
+					return
+				}
+				defer resp.Body.Close()
+				br := bufio.NewReader(resp.Body)
+				br.Peek(1)
+				got <- struct{}{}
+				io.Copy(io.Discard, br)
+			})
+		}
+		u.held.Wait()
+		for range streams {
+			<-got
+		}
+		per[i] = float64(inUse()-idle) / streams
+		close(u.hold)
+		wg.Wait()
+		tr.CloseIdleConnections()
+		closeAll()
 	}
-	if rp := per[1] - per[0]; rp > 0 {
-		b.ReportMetric((per[2]-per[0])/rp, "toolsieve/reverseproxy-mem")
-	}
+	return per
 }
 
 // inUse is the heap and stack memory in use after a collection.

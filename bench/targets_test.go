@@ -179,7 +179,12 @@ func TestTargets(t *testing.T) {
 		}
 	}
 
-	ratio := func(key string, floor map[int]float64, c int) float64 { return fig[fmt.Sprintf("%s/%d", key, c)] / floor[c] }
+	pc := proxyCost(t, 100)
+	mem := proxyStreamMemory(t)
+
+	ratio := func(key string, floor map[int]float64, c int) float64 {
+		return fig[fmt.Sprintf("%s/%d", key, c)] / floor[c]
+	}
 	slowest := 0.0 // the largest ratio of a chunk size's ns/B to a smaller one's
 	slowestOf := ""
 	for _, k := range []string{"prose", "prose, ten tools", "code"} {
@@ -205,10 +210,13 @@ func TestTargets(t *testing.T) {
 		{"3", "flat: 8 MiB call's ns/B over the 64 KiB call's (4-byte chunks)", bigNs / smallNs, "×", 1.3, true, ""},
 		{"3", "peak RSS of a 100 MiB call over its size", 0, "×", 2.5, false, "not in this run (see TestLargeCallPeakMemory for the live heap)"},
 		{"3", "idle parser after a 64 KiB call (worst of anthropic, qwen3_coder, dsml, gemma4, llama4_pythonic)", float64(idle), "bytes", 16 << 10, true, "worst: " + idleOf},
-		{"4", "proxy CPU per streamed answer with calls, over httputil.ReverseProxy", 0, "×", 1.3, false, ""},
-		{"4", "proxy RSS per concurrent stream, over httputil.ReverseProxy", 0, "×", 1.3, false, ""},
-		{"4", "proxy TTFB p50 minus httputil.ReverseProxy's", 0, "ms", 0.2, false, ""},
-		{"5", "openai-go decoding over the rewriter (kept ≥ 30×)", 0, "×", 0, false, ""},
+		{"4", "proxy CPU per streamed answer with calls, over httputil.ReverseProxy (same client and upstream in both)", pc.cpuRatio(), "×", 1.3, true,
+			fmt.Sprintf("%.0f µs against %.0f µs per answer (BenchmarkProxyCost)", float64(pc.cpu[2].Microseconds())/100, float64(pc.cpu[1].Microseconds())/100)},
+		{"4", "proxy memory in use per concurrent stream, over httputil.ReverseProxy (each less the direct route's)", memRatio(mem), "×", 1.3, true,
+			fmt.Sprintf("%.0f, %.0f and %.0f KiB per stream direct, ReverseProxy, toolsieve (BenchmarkProxyStreamMemory; heap and stacks, not RSS)", mem[0]/1024, mem[1]/1024, mem[2]/1024)},
+		{"4", "proxy TTFB p50 minus httputil.ReverseProxy's", pc.ttfbOver().Seconds() * 1000, "ms", 0.2, true,
+			fmt.Sprintf("%.3f ms against %.3f ms", pc.ttfb[2].Seconds()*1000, pc.ttfb[1].Seconds()*1000)},
+		{"5", "openai-go decoding over the rewriter (kept ≥ 30×)", 0, "×", 0, false, "needs openai-go: make bench-peers, BenchmarkOpenAIDecode against BenchmarkRewriterThroughput"},
 	}
 
 	var sb strings.Builder
