@@ -363,7 +363,7 @@ var table = []Spec{
 	{Name: ToolTag, Family: "tool_tag", shape: shChildTags, NeedsTools: true,
 		Example: "<get_weather>\n<city>SF</city>\n</get_weather>",
 		opens:   []opener{{role: rCallOpen, needs: needDeclared}},
-		name:    nameTag, trimNL: true},
+		name:    nameTag, trimNL: true, json: true},
 	{Name: DeepSeekV3, Family: "deepseek", shape: shTokens,
 		Example: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"SF\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
 		opens:   []opener{{marker: lexer.ToolCallsBegin, role: rBlockOpen}, {marker: lexer.ToolCallBegin, role: rCallOpen}},
