@@ -775,7 +775,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if m.call.slot == slotProse && m.proseUnfit(end) {
 		return
 	}
-	if m.tagJSONUnfit(end) { // tagjson.go
+	if m.tagJSONUnfit(end) || m.toolAttrUnfit(end) { // tagjson.go, attrtag.go
 		return
 	}
 	if inner := decodeTwice(m.call.args); inner != nil { // arguments encoded twice (doubleenc.go)
