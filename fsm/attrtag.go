@@ -76,8 +76,6 @@ func (m *Machine) toolAttrUnfit(end int) bool {
 	if len(keys) > 0 && m.opt.FitsTool != nil && m.opt.FitsTool(m.nameOf(m.call.name), keys) {
 		return false
 	}
-	m.flushText(end)
-	m.call = call{loose: -1}
-	m.lv = lvBlock
+	m.unfitAsText(end) // tagjson.go
 	return true
 }

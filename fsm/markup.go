@@ -237,6 +237,9 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 		m.fenceIn(t)
 		return
 	}
+	if m.toolTagInBlock(t) { // blocktag.go
+		return
+	}
 	switch m.roleIn(t, lvBlock) {
 	case rCallOpen:
 		mk := t.Marker

@@ -3,6 +3,7 @@ package fsm
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 )
 
 // A declared tool's own tag may hold its arguments as one JSON object
@@ -25,10 +26,24 @@ func (m *Machine) tagJSONUnfit(end int) bool {
 		m.call.repairs |= RInferredCall
 		return false
 	}
-	m.flushText(end)
+	m.unfitAsText(end)
+	return true
+}
+
+// unfitAsText gives the markup of a call whose arguments do not fit its
+// tool, buf[:end], back to the text. When the call's start was reported
+// or the call stands in a wrapper, an error event says so, and the
+// wrapper's markup stays text too.
+func (m *Machine) unfitAsText(end int) {
+	if m.call.started || !m.blk.implicit {
+		m.keepAsText("arguments of tool call "+strconv.Quote(string(m.nameOf(m.call.name)))+" ("+m.call.spec.Name+
+			") do not fit its schema; kept as text", end, m.call.byOpener)
+		m.blk.muted++ // the wrapper's own markup stays text too
+	} else {
+		m.flushText(end)
+	}
 	m.call = call{loose: -1}
 	m.lv = lvBlock
-	return true
 }
 
 // tagJSONFits reports whether the call's JSON arguments fit its tool.
