@@ -31,17 +31,23 @@ var attrTags = func() (d dset) {
 }()
 
 // toolAttr returns the value of t's first tool-naming attribute when it is
-// a declared tool, else nil.
+// a declared tool, else nil. One pass over the attributes, comparing keys
+// by length first: code and HTML carry many tags with attributes.
 func (m *Machine) toolAttr(t *lexer.Token) []byte {
 	if m.opt.Declared == nil {
 		return nil
 	}
-	for _, k := range toolAttrKeys {
-		if v, ok := t.Attr(k); ok {
-			if m.opt.Declared(v) {
-				return v
+	for _, a := range t.Attrs {
+		if n := len(a.Key); n != 4 && n != 9 {
+			continue
+		}
+		for _, k := range toolAttrKeys {
+			if equalFold(a.Key, k) {
+				if m.opt.Declared(a.Val) {
+					return a.Val
+				}
+				return nil
 			}
-			return nil
 		}
 	}
 	return nil
@@ -51,10 +57,10 @@ func (m *Machine) toolAttr(t *lexer.Token) []byte {
 // its tool attribute (attrTags), or none.
 func (m *Machine) toolAttrOpens(t *lexer.Token) dset {
 	d := attrTags & m.ix.on
-	if d == 0 || len(t.Attrs) == 0 || t.Has(lexer.Unclosed) || t.Has(lexer.HalfBar) || foreignAttr(t) {
+	if d == 0 || len(t.Attrs) == 0 || t.Has(lexer.Unclosed) || t.Has(lexer.HalfBar) {
 		return 0
 	}
-	if m.toolAttr(t) == nil {
+	if m.toolAttr(t) == nil || foreignAttr(t) {
 		return 0
 	}
 	return d
