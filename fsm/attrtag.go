@@ -13,7 +13,7 @@ import "github.com/toolsieve/toolsieve/lexer"
 // the first closing tag at the call's level ends it. The call must hold at
 // least one parameter and its keys must fit the tool's schema, else its
 // markup stays text. Like tool_tag, a dialect of declared tools only, its
-// calls carry no repair.
+// calls carry no repair. Judged whole, they are not streamed (stream.go).
 
 // toolAttrKeys are the attributes that may name the tool, in order.
 var toolAttrKeys = [...]string{"tool", "name", "tool_name"}
