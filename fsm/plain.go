@@ -79,7 +79,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	}
 	g := m.lex.Guard()
 	g.InText(true)
-	if !stop && g.Count(n) { // skipPlain, written out: the lexer is idle (m.plain); no newline
+	if (!stop || !g.WatchesLines()) && g.Pass(p) { // skipPlain, written out: the lexer is idle (m.plain); no newline looked for
 		m.lex.Advance(p)
 	} else if k := m.lex.Skip(p); m.guardFired() {
 		return nil, m.stopPlain(p, k), true
