@@ -776,6 +776,9 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if m.call.slot == slotProse && m.proseUnfit(end) {
 		return
 	}
+	if m.tagJSONUnfit(end) || m.toolAttrUnfit(end) { // tagjson.go, attrtag.go
+		return
+	}
 	if inner := decodeTwice(m.call.args); inner != nil { // arguments encoded twice (doubleenc.go)
 		m.call.args = inner
 		m.call.repairs |= RJSONRepaired

@@ -179,6 +179,7 @@ const (
 	nameHeader            // loose text up to a separator token, read by Spec.header
 	nameEnvelope          // a member of a JSON envelope
 	nameCallee            // the callee of a Python call expression
+	nameToolAttr          // a tool or name attribute whose value is a declared tool (attrtag.go)
 )
 
 // opener is a marker that starts a unit of a dialect in text, or, for a
@@ -202,6 +203,7 @@ const (
 	needDeclared       // its tag name is a declared tool
 	needDSML           // the DSML prefix: <｜DSML｜tool_call> is a DSML wrapper under a borrowed name
 	needSentinel       // written after a sentinel token (Sentinel): <]minimax[>[<tool_call>
+	needToolAttr       // an unknown tag whose tool or name attribute is a declared tool (attrtag.go)
 )
 
 // tokenRole is the meaning of a special token inside a unit.
@@ -222,6 +224,7 @@ const (
 	IQuestQ1        = "iquest_q1"
 	InvokeToolCall  = "invoke_tool_call"
 	ToolTag         = "tool_tag"
+	AttrTag         = "attr_tag"
 	DeepSeekV3      = "deepseek_v3"
 	DeepSeekV31     = "deepseek_v31"
 	KimiK2          = "kimi_k2"
@@ -363,7 +366,11 @@ var table = []Spec{
 	{Name: ToolTag, Family: "tool_tag", shape: shChildTags, NeedsTools: true,
 		Example: "<get_weather>\n<city>SF</city>\n</get_weather>",
 		opens:   []opener{{role: rCallOpen, needs: needDeclared}},
-		name:    nameTag, trimNL: true},
+		name:    nameTag, trimNL: true, json: true},
+	{Name: AttrTag, Family: "attr_tag", shape: shXML, NeedsTools: true,
+		Example: "<call_record tool=\"get_weather\">\n<parameter name=\"city\">SF</parameter>\n</call_record>",
+		opens:   []opener{{role: rCallOpen, needs: needToolAttr}},
+		param:   lexer.Parameter, name: nameToolAttr},
 	{Name: DeepSeekV3, Family: "deepseek", shape: shTokens,
 		Example: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"SF\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
 		opens:   []opener{{marker: lexer.ToolCallsBegin, role: rBlockOpen}, {marker: lexer.ToolCallBegin, role: rCallOpen}},
@@ -725,6 +732,8 @@ var openers, declTag = func() (opens [lexer.NumMarkers][]int, decl dset) {
 			}
 			if op.needs == needDeclared {
 				decl |= 1 << i
+			} else if op.needs == needToolAttr {
+				continue // attrTags (attrtag.go)
 			} else if !slices.Contains(opens[op.marker], i) {
 				opens[op.marker] = append(opens[op.marker], i)
 			}

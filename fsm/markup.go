@@ -68,6 +68,9 @@ func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 		if d := declTag & m.ix.on; d != 0 && !t.Has(lexer.Unclosed) && !t.Has(lexer.HalfBar) && m.opt.Declared(t.Name) && !m.openToolShown(t) {
 			return rCallOpen, d, 0
 		}
+		if d := m.toolAttrOpens(t); d != 0 { // attrtag.go
+			return rCallOpen, d, 0
+		}
 		return rNone, 0, 0
 	}
 	cands, variants, r := m.openersOf(t)
@@ -122,6 +125,9 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 			return rParamOpen
 		}
 		return rNone
+	}
+	if s != nil && s.name == nameToolAttr && closing && lv == lvCall && t.Marker == lexer.Unknown {
+		return rCallClose // the element's own closer: nothing else closes at this level (attrtag.go)
 	}
 	if s != nil && s.childParams && lv >= lvCall && t.Marker != s.call && t.Marker != s.block {
 		return m.childRole(t, lv) // childtags.go
@@ -231,6 +237,9 @@ func (m *Machine) tagInBlock(t *lexer.Token, tokStart int) {
 		m.fenceIn(t)
 		return
 	}
+	if m.toolTagInBlock(t) { // blocktag.go
+		return
+	}
 	switch m.roleIn(t, lvBlock) {
 	case rCallOpen:
 		mk := t.Marker
@@ -298,6 +307,8 @@ func (m *Machine) openCall(t *lexer.Token, s *Spec, rep Repairs) {
 		name = t.Value
 	case nameTag:
 		name = t.Name
+	case nameToolAttr:
+		name = m.toolAttr(t)
 	}
 	m.call.name = m.keepName(bytes.TrimSpace(name))
 	m.lv = lvCall

@@ -57,8 +57,8 @@ func (m *Machine) streamArgs() {
 func (m *Machine) streamProgress() {
 	c := &m.call
 	if m.lv == lvJSON {
-		m.flushJSON() // the walk reads what the scanner wrote (jsonfast.go)
-		if m.lv == lvJSON && !c.muted && m.openers <= 1 && m.jsonStreams() {
+		m.flushJSON()                                                                                  // the walk reads what the scanner wrote (jsonfast.go)
+		if m.lv == lvJSON && !c.muted && m.openers <= 1 && c.spec.name != nameTag && m.jsonStreams() { // a tool tag's JSON is judged whole (tagjson.go)
 			m.walkJSON()
 		}
 		return
@@ -66,9 +66,10 @@ func (m *Machine) streamProgress() {
 	if m.lv != lvCall && m.lv != lvValue {
 		return
 	}
-	if c.muted || c.swap != nil || c.slot != slotOwn || c.spec.shape == shAttrJSON || m.openers > 1 || len(m.envs) > 0 {
+	if c.muted || c.swap != nil || c.slot != slotOwn || c.spec.shape == shAttrJSON || c.spec.name == nameToolAttr || m.openers > 1 || len(m.envs) > 0 {
 		return
 	}
+	// attr_tag calls (attrtag.go) are judged whole by their keys: not streamed.
 	if !c.started {
 		// A call starts once a named argument opened: an opener repeated
 		// with nothing in it is a loop's, and one without a wrapper may be
