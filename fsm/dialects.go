@@ -65,6 +65,8 @@ type Spec struct {
 	own string
 	// cdata: a value written as one <![CDATA[..]]> section is its content.
 	cdata bool
+	// entities: its values are XML text, read back when escaped (entities.go).
+	entities bool
 	// frame: tags of the dialect's message framing (kimi_k3's response
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
@@ -363,7 +365,7 @@ var table = []Spec{
 	{Name: ToolTag, Family: "tool_tag", shape: shChildTags, NeedsTools: true,
 		Example: "<get_weather>\n<city>SF</city>\n</get_weather>",
 		opens:   []opener{{role: rCallOpen, needs: needDeclared}},
-		name:    nameTag, trimNL: true},
+		name:    nameTag, trimNL: true, entities: true},
 	{Name: DeepSeekV3, Family: "deepseek", shape: shTokens,
 		Example: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"SF\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
 		opens:   []opener{{marker: lexer.ToolCallsBegin, role: rBlockOpen}, {marker: lexer.ToolCallBegin, role: rCallOpen}},

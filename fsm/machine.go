@@ -268,7 +268,10 @@ type value struct {
 	hint   Hint
 	isKey  bool // the element holds a key (key/value dialects)
 	isType bool // the element holds the type of the key's value (Spec.argType)
-	eq     bool // the opener was written <parameter=K>
+	// noAmp: the value holds no '&' before this offset in m.buf; amp: it
+	// holds one there (Spec.entities, entities.go).
+	noAmp, amp int
+	eq         bool // the opener was written <parameter=K>
 }
 
 // pending is a closer whose meaning depends on the next significant token.
