@@ -326,11 +326,12 @@ func (r runeEnd) whole() bool { return r.want == 0 }
 
 // Machine is the state machine. Create it with New.
 type Machine struct {
-	opt  Options
-	ix   dialectIndex
-	sink Sink
-	lex  lexer.Lexer
-	loop loopHold // sink is &loop: calls that may belong to a loop wait there
+	opt   Options
+	ix    dialectIndex
+	sink  Sink
+	lex   lexer.Lexer
+	loop  loopHold   // sink is &loop: calls that may belong to a loop wait there
+	think thinkCalls // calls met in <think> reasoning wait there (thinkcall.go)
 
 	lv   level
 	code codeState
@@ -531,6 +532,7 @@ func (m *Machine) close() {
 		m.token(t)
 	}
 	m.eof()
+	m.endThink()
 	m.releaseHeader()
 	m.loop.release() // the end of input: no loop
 }
@@ -553,6 +555,7 @@ func (m *Machine) token(t *lexer.Token) {
 // marker handles a token other than text.
 func (m *Machine) marker(t *lexer.Token) {
 	m.fresh = false
+	m.backToThink(t)
 	if m.lv != lvText {
 		m.texts().inside(t)
 	}
@@ -597,6 +600,7 @@ func (m *Machine) marker(t *lexer.Token) {
 func (m *Machine) text(b []byte) {
 	idle := 0
 	for len(b) > 0 {
+		m.backToThink(nil)
 		before := m.progress()
 		var n int
 		switch {
@@ -945,12 +949,13 @@ func (m *Machine) tagInThink(t *lexer.Token) {
 		}
 		return
 	}
-	if t.Marker == lexer.Think && t.Has(lexer.Closing) || t.Marker == lexer.ThoughtEnd {
+	if thinkEnd(t) {
+		m.endThink()
 		m.lv = lvText
 		m.sink.Reasoning(nil, t.Raw)
 		return
 	}
-	m.sink.Reasoning(t.Raw, t.Raw)
+	m.startInThink(t) // markup in reasoning: thinkcall.go
 }
 
 // openBlock opens a wrapper of one of the dialects cands.
