@@ -942,22 +942,6 @@ func (m *Machine) tagInText(t *lexer.Token) {
 	}
 }
 
-func (m *Machine) tagInThink(t *lexer.Token) {
-	if m.thinkBy != nil {
-		if !m.tagInHarmonyThink(t) {
-			m.sink.Reasoning(t.Raw, t.Raw)
-		}
-		return
-	}
-	if thinkEnd(t) {
-		m.endThink()
-		m.lv = lvText
-		m.sink.Reasoning(nil, t.Raw)
-		return
-	}
-	m.startInThink(t) // markup in reasoning: thinkcall.go
-}
-
 // openBlock opens a wrapper of one of the dialects cands.
 func (m *Machine) openBlock(t *lexer.Token, cands, variants dset) {
 	m.blk = block{cands: cands, variants: variants, spec: cands.only(), open: infoOf(t), openLen: uint8(min(len(t.Raw), 255)), inline: !t.Has(lexer.LineStart)}

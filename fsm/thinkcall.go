@@ -51,6 +51,24 @@ func (m *Machine) startInThink(t *lexer.Token) {
 	}
 }
 
+// tagInThink handles tag t in <think> reasoning: its closer ends it, other
+// tags are read as in text (startInThink).
+func (m *Machine) tagInThink(t *lexer.Token) {
+	if m.thinkBy != nil {
+		if !m.tagInHarmonyThink(t) {
+			m.sink.Reasoning(t.Raw, t.Raw)
+		}
+		return
+	}
+	if thinkEnd(t) {
+		m.endThink()
+		m.lv = lvText
+		m.sink.Reasoning(nil, t.Raw)
+		return
+	}
+	m.startInThink(t)
+}
+
 // backToThink returns to reasoning once a unit opened in it has ended. The
 // reasoning's closer t (nil: none) ends a unit still open as the end of
 // input would: the unit cannot reach past the reasoning it was written in.
