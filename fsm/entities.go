@@ -1,6 +1,9 @@
 package fsm
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // Element text in an XML dialect is XML: a model that writes the dialect
 // as XML escapes the characters XML reserves (`2&gt;/dev/null` for
@@ -71,17 +74,21 @@ func (m *Machine) decodeEntities(p *pspan) {
 
 // beforeAmp narrows the streamed part buf[a:end] of a value in progress
 // to the bytes before its first '&': from there on, what it stands for is
-// known when the value is complete. Each byte is looked at once.
+// known when the value is complete. Each byte is looked at once. (A buffer
+// past int32 offsets, a cap set that high, streams none of it early.)
 func (m *Machine) beforeAmp(a, end int) int {
 	v := &m.val
-	if v.amp > a {
-		return min(end, v.amp)
+	if end > math.MaxInt32 {
+		return a
 	}
-	from := max(a, v.noAmp)
+	if v.amp < 0 {
+		return max(a, min(end, int(-1-v.amp)))
+	}
+	from := max(a, int(v.amp))
 	if i := indexByte(m.buf[from:end], '&'); i >= 0 {
-		v.amp = from + i
-		return v.amp
+		v.amp = int32(-1 - (from + i))
+		return from + i
 	}
-	v.noAmp = end
+	v.amp = int32(end)
 	return end
 }

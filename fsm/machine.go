@@ -264,7 +264,11 @@ type value struct {
 	start   int  // offset in m.buf
 	tagName span // tool_tag: the child tag's name, in m.names
 	name    span
-	depth   int // openers of markup elements the value holds as content
+	depth   int32 // openers of markup elements the value holds as content
+	// amp: where the value's first '&' is in m.buf, as -1-offset, once
+	// seen; before, the offset up to which it holds none (Spec.entities,
+	// entities.go). int32, as depth: the two fill one word.
+	amp int32
 	// nested: where in m.buf the last opener it holds as content ended;
 	// calls, blocks: of the call and block openers, the ones not closed
 	// yet, each less than nestGap bytes after the one before (a loop).
@@ -275,10 +279,7 @@ type value struct {
 	hint   Hint
 	isKey  bool // the element holds a key (key/value dialects)
 	isType bool // the element holds the type of the key's value (Spec.argType)
-	// noAmp: the value holds no '&' before this offset in m.buf; amp: it
-	// holds one there (Spec.entities, entities.go).
-	noAmp, amp int
-	eq         bool // the opener was written <parameter=K>
+	eq     bool // the opener was written <parameter=K>
 }
 
 // pending is a closer whose meaning depends on the next significant token.
@@ -338,7 +339,6 @@ type Machine struct {
 	sink  Sink
 	lex   lexer.Lexer
 	loop  loopHold   // sink is &loop: calls that may belong to a loop wait there
-	think thinkCalls // calls met in <think> reasoning wait there (thinkcall.go)
 	trace levelTrace // the level at the last check: with the invariants build tag only (levels_check.go)
 
 	lv   level

@@ -18,12 +18,19 @@ import "github.com/toolsieve/toolsieve/lexer"
 // between calls in reasoning stays reasoning. Only <think> reasoning is
 // read so; harmony's analysis channel has its own message framing.
 
-// thinkCalls stands between the machine's loop hold and its sink while markup met in
-// reasoning is read, and while the calls it made are held.
+// thinkCalls stands between the machine's loop hold and its sink while
+// markup met in reasoning is read, and while the calls it made are held:
+// it is then the hold's out, which says that it is on (an idle machine
+// carries no field for it).
 type thinkCalls struct {
-	out  Sink // the machine's sink outside of this
-	on   bool
+	out  Sink        // the hold's out outside of this
 	held []heldThink // from the first held call on
+}
+
+// thinking returns the reasoning calls' hold when it is on, else nil.
+func (m *Machine) thinking() *thinkCalls {
+	h, _ := m.loop.out.(*thinkCalls)
+	return h
 }
 
 // heldThink is a held call (a copy owning its bytes), whitespace reasoning
@@ -37,16 +44,17 @@ type heldThink struct {
 // startInThink reads tag t, met in <think> reasoning, as it would be read
 // in text.
 func (m *Machine) startInThink(t *lexer.Token) {
-	if !m.think.on {
-		m.think.on, m.think.out = true, m.loop.out
-		m.loop.out = &m.think
+	h := m.thinking()
+	if h == nil {
+		h = &thinkCalls{out: m.loop.out}
+		m.loop.out = h
 	}
 	m.lv = lvText
 	m.tagInText(t)
 	if m.lv == lvText {
 		m.lv = lvThink
-		if len(m.think.held) == 0 {
-			m.loop.out, m.think.on = m.think.out, false
+		if len(h.held) == 0 {
+			m.loop.out = h.out
 		}
 	}
 }
@@ -73,7 +81,7 @@ func (m *Machine) tagInThink(t *lexer.Token) {
 // reasoning's closer t (nil: none) ends a unit still open as the end of
 // input would: the unit cannot reach past the reasoning it was written in.
 func (m *Machine) backToThink(t *lexer.Token) {
-	if !m.think.on {
+	if m.thinking() == nil {
 		return
 	}
 	if m.lv != lvText && m.lv != lvThink && m.lv != lvStopped && t != nil && thinkEnd(t) {
@@ -95,12 +103,12 @@ func thinkEnd(t *lexer.Token) bool {
 // endThink releases the held calls as calls: the reasoning ended (or the
 // input did) right after them.
 func (m *Machine) endThink() {
-	if !m.think.on {
+	h := m.thinking()
+	if h == nil {
 		return
 	}
 	m.loop.release() // what waits for a loop goes first, into the hold
-	h := &m.think
-	m.loop.out, h.on = h.out, false
+	m.loop.out = h.out
 	h.release(true)
 }
 
