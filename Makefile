@@ -16,7 +16,7 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 # docker or podman.
 CONTAINER ?= docker
 
-.PHONY: all build test demo bench fuzz vet field exports dist image
+.PHONY: all build test demo bench bench-all bench-peers fuzz vet field exports dist image
 
 all: build test
 
@@ -73,11 +73,23 @@ field:
 exports:
 	$(GO) run ./internal/tools/exports
 
-# bench: the main benchmarks, then toolsieve against the naive rescanning
-# baseline and ollama's parsers on the same inputs and chunks, printed as one
-# table (see bench/RESULTS.md).
+# bench: issue 31's targets in one run (bench/targets_test.go): the floors
+# (an empty Feed, the same plus bytes.IndexByte), the parser's CPU time per
+# byte on prose, code and calls, its allocations and idle memory, each
+# target with its ratio and verdict, written to bench/RESULTS.md with the
+# commit. About a minute.
 bench:
+	$(GO) test ./bench -run '^TestTargets$$' -count=1 -v -timeout 10m -args -targets \
+		-targets.out RESULTS.md -targets.commit "$$(git describe --always --dirty 2>/dev/null || echo unknown)"
+
+# bench-all: every benchmark of ./bench, for BENCHTIME each (long).
+bench-all:
 	$(GO) test ./bench -run '^$$' -bench . -benchtime $(BENCHTIME)
+
+# bench-peers: toolsieve against the naive rescanning baseline and ollama's
+# parsers on the same inputs and chunks, printed as one table (see
+# bench/RESULTS-peers.md).
+bench-peers:
 	cd bench/peers && $(GO) test -run '^$$' -bench . -benchtime $(PEERS_BENCHTIME) -timeout 30m . | $(GO) run ./cmd/table
 
 # Runs every fuzz target of ./fuzz and ./fsm (the short paths against the

@@ -37,6 +37,10 @@ var loopClasses = []loopClass{
 		fixed("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"search\">\n<｜DSML｜parameter name=\"q\" string=\"true\">x\n"), "", 8, false},
 	{"seed 002 with the V4 block name", "Let me search.\n",
 		fixed("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"search\">\n<｜DSML｜parameter name=\"q\" string=\"true\">x\n"), "", 8, false},
+	{"DSML block, call and parameter re-opened inside a growing value", "Let me make it.\n",
+		func(i int) string {
+			return "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"bash\">\n<｜DSML｜parameter name=\"commands\" string=\"false\">mkdir" + strings.Repeat(" -p", i)
+		}, "", 4, false},
 	{"a unit that changes by a counter", "Asking.\n",
 		func(i int) string {
 			return fmt.Sprintf("<tool_call call_id=\"call_question_behavior%d\">\n{\"name\": \"ask\", \"arguments\": {\"q\": \"why\"}}\n</tool_call>\n", 300+i)

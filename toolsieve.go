@@ -280,7 +280,9 @@ func (p *Parser) feed(chunk []byte) []Event {
 		p.reportErr()
 	}
 	p.m.Write(chunk)
-	return p.limit(p.events())
+	evs := p.limit(p.events())
+	p.b.Release(p.m.Release()) // the events hold what they reference: a large call's room can go
+	return evs
 }
 
 // limit drops the calls past MaxCalls from evs, in place: their start and

@@ -10,7 +10,7 @@ import (
 
 // codingTools declares ten tools with small schemas: the requests of coding
 // agents declare about so many.
-func codingTools(b *testing.B) *toolsieve.Tools {
+func codingTools(b testing.TB) *toolsieve.Tools {
 	src := "["
 	for i, n := range []string{"read_file", "write_file", "edit_file", "list_dir", "grep", "glob", "bash", "web_fetch", "todo_write", "ask_user"} {
 		if i > 0 {

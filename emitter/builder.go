@@ -48,6 +48,25 @@ func (b *Builder) Reset() {
 	b.textStart = -1
 }
 
+// idleArena is the most arena room Release keeps.
+const idleArena = 4 << 10
+
+// Release gives back the arena when a large call's arguments grew it past
+// idleArena, and the events (which reference it and the machine's
+// buffers; all when events is set: the machine gave back buffers they may
+// reference), so that an idle parser stays small; the events built stay
+// valid with what they reference.
+func (b *Builder) Release(events bool) {
+	if events {
+		b.events = nil
+		b.params = b.params[:0]
+		clear(b.params[:cap(b.params)]) // the last call's values, in the machine's buffers
+	}
+	if cap(b.arena) > idleArena {
+		b.arena, b.events = nil, nil
+	}
+}
+
 // Plain accounts for n bytes of text that the caller reported itself (the
 // parser's fast path) and returns their input offset.
 func (b *Builder) Plain(n int) int64 {

@@ -55,3 +55,47 @@ func (m *Machine) restore() {
 		m.side = side
 	}
 }
+
+// idleBuf is the most room of each buffer Release keeps.
+const idleBuf = 4 << 10
+
+// Release gives back the room of the buffers a large call grew when the
+// machine is idle (nothing in progress), so that an idle parser stays
+// small, and reports whether it gave back any: the events of the last
+// Write still hold what they reference, and the next call grows its own
+// buffers.
+func (m *Machine) Release() bool {
+	if !m.plain {
+		return false
+	}
+	big := cap(m.kept) > idleBuf || cap(m.buf) > idleBuf && len(m.buf) == 0 || cap(m.argsBuf) > idleBuf ||
+		cap(m.call.args) > idleBuf || m.out != nil && (cap(m.out.Raw) > idleBuf || cap(m.out.Args) > idleBuf) ||
+		m.lj != nil && cap(m.lj.Bytes()) > idleBuf || m.py != nil && cap(m.py.Args()) > idleBuf
+	if !big {
+		return false
+	}
+	if cap(m.kept) > idleBuf {
+		m.kept = nil // the markup after the call, in m.buf, goes on there
+	}
+	if len(m.buf) == 0 && cap(m.buf) > idleBuf {
+		m.buf = nil
+	}
+	if cap(m.argsBuf) > idleBuf {
+		m.argsBuf = nil
+	}
+	if cap(m.call.args) > idleBuf {
+		m.call.args = nil
+	}
+	if m.out != nil && (cap(m.out.Raw) > idleBuf || cap(m.out.Args) > idleBuf) {
+		m.out = nil // made again for the next call (outCall)
+	}
+	if m.lj != nil && cap(m.lj.Bytes()) > idleBuf {
+		m.lj = nil // made again for the next loose object (loose.go)
+	}
+	if m.py != nil && cap(m.py.Args()) > idleBuf {
+		m.py = nil // made again for the next pythonic body (startPy)
+	}
+	m.params = m.params[:0] // the values of the last call, in the buffers
+	clear(m.params[:cap(m.params)])
+	return true
+}

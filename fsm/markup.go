@@ -745,10 +745,12 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 		m.expect(rCallClose, tokStart, RMissingCloser)
 	case r == rBlockClose:
 		m.expect(rBlockClose, tokStart, RMissingCloser)
-	case r == rParamOpen && m.call.spec.name != nameTag && (len(t.Value) > 0) == m.val.eq, r == rKeyOpen, r == rValOpen:
+	case r == rParamOpen && m.call.spec.name != nameTag && (len(t.Value) > 0) == m.val.eq && m.val.calls == 0, r == rKeyOpen, r == rValOpen:
 		// The next argument: this one's closer is missing. An opener of
 		// another spelling, or of a call or block, is value content
-		// (a file that holds markup).
+		// (a file that holds markup), and so is a parameter opener after
+		// a call opener the value holds: that call's (a loop re-opening
+		// block, call and parameter inside the value is counted below).
 		m.closeValue(tokStart, RMissingCloser)
 		m.tagInCall(t, tokStart)
 	case r == rParamOpen, r == rCallOpen, r == rBlockOpen:

@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/lexer"
@@ -56,16 +57,11 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	n = len(p)
-	stop := false
-	for _, c := range p {
-		if plainStop[c] {
-			stop = true
-			break
-		}
-	}
+	first := nextStop(p, 0)
+	stop := first < n
 	atLine := false
 	if stop {
-		if atLine, ok = m.plainLines(p); !ok {
+		if atLine, ok = m.plainLines(p, first); !ok {
 			return nil, 0, false
 		}
 	} else if m.atLine && m.lineHeld(p) { // a line may be a word line (see wordLine) or a call
@@ -79,7 +75,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	}
 	g := m.lex.Guard()
 	g.InText(true)
-	if !stop && g.Count(n) { // skipPlain, written out: the lexer is idle (m.plain); no newline
+	if (!stop || !g.WatchesLines()) && g.Pass(p) { // skipPlain, written out: the lexer is idle (m.plain); no newline looked for
 		m.lex.Advance(p)
 	} else if k := m.lex.Skip(p); m.guardFired() {
 		return nil, m.stopPlain(p, k), true
@@ -220,18 +216,51 @@ func (m *Machine) flushWord() {
 	m.write(h)
 }
 
-// plainLines is WritePlain for a chunk that holds a byte of plainStop:
-// newlines are looked at, anything else takes the long way (ok false).
-// atLine reports whether the byte after p starts a line.
-func (m *Machine) plainLines(p []byte) (atLine, ok bool) {
+// Word-at-a-time scanning for the bytes of plainStop: eight bytes are
+// tested at once for a zero byte in each of four masks, one per pair of
+// stop bytes that differ in one bit ('\n' '*', '[' '{', '<' '>', '`').
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// zeroByte is non-zero when a byte of x is zero.
+func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
+
+// mayStop reports whether one of the eight bytes of w is in plainStop.
+func mayStop(w uint64) bool {
+	a := w &^ (0x20 * ones) // '*' as '\n', '{' as '['
+	b := w &^ (0x02 * ones) // '>' as '<'
+	return zeroByte(a^(0x0A*ones))|zeroByte(a^(0x5B*ones))|zeroByte(b^(0x3C*ones))|zeroByte(w^(0x60*ones)) != 0
+}
+
+// nextStop returns the index of the first byte of plainStop in p at or
+// after i, or len(p).
+func nextStop(p []byte, i int) int {
+	for ; i+8 <= len(p); i += 8 {
+		if mayStop(binary.LittleEndian.Uint64(p[i:])) {
+			break
+		}
+	}
+	for ; i < len(p); i++ {
+		if plainStop[p[i]] {
+			return i
+		}
+	}
+	return len(p)
+}
+
+// plainLines is WritePlain for a chunk that holds a byte of plainStop,
+// the first at p[first]: newlines are looked at, anything else takes the
+// long way (ok false). atLine reports whether the byte after p starts a
+// line.
+func (m *Machine) plainLines(p []byte, first int) (atLine, ok bool) {
 	if m.atLine && m.ix.lineCalls && m.mayLineCall(p) {
 		return false, false // its first line may be a call
 	}
 	nl := -1
-	for i, c := range p {
-		if !plainStop[c] {
-			continue
-		}
+	for i := first; i < len(p); i = nextStop(p, i+1) {
+		c := p[i]
 		switch {
 		case c == '\n':
 			nl = i
@@ -254,6 +283,12 @@ func (m *Machine) plainLines(p []byte) (atLine, ok bool) {
 		return false, !m.atLine || !m.lineHeld(p)
 	case nl == len(p)-1:
 		start := bytes.LastIndexByte(p[:nl], '\n') + 1
+		if start == nl && start > 0 { // an empty line: the word line before it is held too (wordLine)
+			prev := bytes.LastIndexByte(p[:nl-1], '\n') + 1
+			if (prev > 0 || m.atLine) && isLowerWord(p[prev:nl-1]) {
+				return false, false
+			}
+		}
 		return true, (start == 0 && !m.atLine) || !isLowerWord(p[start:nl])
 	default:
 		return false, !heldLead[p[nl+1]]

@@ -126,14 +126,8 @@ func bothWays(opt toolsieve.Options, pieces [][]byte, fold bool) (short, long []
 // text (spEvents' fold), and differ at one chunk size at least (else the
 // entry is stale).
 var knownDivergences = map[string]string{
-	// The prose short path (WritePlain, plainLines) passes a chunk that
-	// ends in an empty line after a word line ("court\n\n" cut every 7
-	// bytes) where the long way holds the word line ("court\n"): when the
-	// repetition guard then fires, the short way has given that line as
-	// text and its runaway has no raw bytes, the long way (and the short
-	// way at other cuts) gives it as the runaway's raw. Chunking changes the
-	// text; a fix for fsm/plain.go, reported in issue 26's closing note.
-	"TestShortPathsField/loops/003_opus_court_message_loop": "a word line before an empty line at a chunk's end",
+	// None known. (The last, a word line before an empty line at a chunk's
+	// end in loops/003_opus_court_message_loop, was fixed in plainLines.)
 }
 
 // sameBothWays fails t when the two ways differ on input cut every n bytes,

@@ -123,13 +123,14 @@ type Guard struct {
 	n         int
 	room      int // Count only counts bytes while n stays below it
 	winRoom   int // Text keeps and counts bytes while n stays below it (0: not)
+	wbase     int // where byte n of the piece goes in win is wbase+n, while winRoom > 0
 	start     int64
 	head      uint64 // its first bytes, when capture (the first in the high byte)
 	capture   bool   // its first bytes are kept
 	afterMark bool   // it follows a marker of markup: digits fold, it is hashed in full
 	fullOK    bool   // it is hashed in full from its first byte
 	full      uint64
-	strong    bool // a run is long: pieces are hashed in full
+	strong    bool // a run of a unit holding markup is long: pieces are hashed in full
 
 	// The stretch in progress: bytes since the last marker of markup.
 	stretch int64                  // the offset where it began, or was last cut
@@ -191,8 +192,12 @@ func (g *Guard) Pass(p []byte) bool {
 		g.n = m
 		return true
 	}
-	if m < g.winRoom { // in the window, before a cut: keep and count
-		copy(g.win[g.sn()-g.winFrom():], p)
+	if m < g.winRoom { // up to the window, or in it, before a cut: keep and count
+		at := g.wbase + g.n
+		if at < 0 {
+			p, at = p[min(-at, len(p)):], 0
+		}
+		copy(g.win[at:], p)
 		g.n = m
 		return true
 	}
@@ -422,9 +427,9 @@ func (g *Guard) setRoom() {
 	default:
 		sn := g.sn()
 		g.room = min(g.n+max(g.winFrom()-sn, 0), cutMax)
-		if sn >= g.winFrom() { // Text keeps the bytes up to the cut, less a character's bytes
-			g.winRoom = min(g.n+g.cutAt-utf8Max-sn, cutMax-utf8Max)
-		}
+		// Pass keeps the bytes up to the cut, less a character's bytes
+		g.winRoom = min(g.n+g.cutAt-utf8Max-sn, cutMax-utf8Max)
+		g.wbase = sn - g.winFrom() - g.n
 	}
 }
 
@@ -603,7 +608,15 @@ func (g *Guard) push(s symbol, markup bool) {
 	}
 	g.ring[i%ringSize] = s
 	g.count = i + 1
-	g.strong = g.period > 0 && g.run >= g.period*(strongAfter-1)
+	g.strong = g.period > 0 && g.run >= g.period*(strongAfter-1) && g.unitMarks()
+}
+
+// unitMarks reports whether the current unit holds markup: only such a
+// unit fires as a loop of markup (check), so only its pieces are worth
+// hashing in full (a file written into a call repeats tags and lines).
+func (g *Guard) unitMarks() bool {
+	_, marks := g.unit()
+	return marks > 0
 }
 
 // unit returns the current unit's bytes and markup symbols.
@@ -753,8 +766,8 @@ func rotated(unit, prev []byte, r int) bool {
 // period returns the period of window w and the length of w's tail that
 // repeats with it, when that tail holds the unit twice at least; else 0,
 // 0. Candidates are the distances p back (at most maxPeriod) to earlier
-// occurrences of w's last eight bytes, found by looking for the least
-// common of their last four; the nearest is taken unless its tail is short (a
+// occurrences of w's last eight bytes, found by the least common of them
+// (nearest, a word at a time); the nearest is taken unless its tail is short (a
 // window that ends in a run of spaces inside a longer unit), then the
 // nearest of those with the longest tail.
 func period(w []byte) (p, tail int) {
@@ -763,35 +776,21 @@ func period(w []byte) (p, tail int) {
 	}
 	end := len(w) - 8 // the needle: w[end:]
 	last := binary.LittleEndian.Uint64(w[end:])
-	k := 4 // the needle's byte looked for: the least common of its last four
-	for i := 5; i < 8; i++ {
-		if common[w[end+i]] < common[w[end+k]] {
-			k = i
-		}
-	}
-	c := w[end+k]
+	k1, k2 := rarest(last)
 	lo := max(end-maxPeriod, 0)
-	near := 0
-	// candidates: needle starts s in [lo, end), found by their byte s+k
-	for s := lo; s < end; s++ {
-		i := bytes.IndexByte(w[s+k:end+k], c)
-		if i < 0 {
-			break
-		}
-		if s += i; binary.LittleEndian.Uint64(w[s:]) == last {
-			near = end - s
-		}
-	}
-	if near == 0 {
+	s := nearest(w, lo, end, k1, k2, last)
+	if s < 0 {
 		return 0, 0
 	}
+	near := end - s
 	if p, tail = near, periodTail(w, near); tail < len(w)/2 {
-		for s := lo; s < end-near; s++ {
-			i := bytes.IndexByte(w[s+k:end-near+k], c)
+		c1, c2 := byte(last>>(8*k1)), byte(last>>(8*k2))
+		for s := lo; s < end-near; s++ { // the farther candidates
+			i := bytes.IndexByte(w[s+k1:end-near+k1], c1)
 			if i < 0 {
 				break
 			}
-			if s += i; binary.LittleEndian.Uint64(w[s:]) == last {
+			if s += i; w[s+k2] == c2 && binary.LittleEndian.Uint64(w[s:]) == last {
 				if q := end - s; periodTail(w, q) >= tail {
 					p, tail = q, periodTail(w, q)
 				}
@@ -804,21 +803,55 @@ func period(w []byte) (p, tail int) {
 	return p, tail
 }
 
-// common ranks bytes by how often they come in text: whitespace, then
-// frequent lowercase letters, then other letters; the rest (digits,
-// punctuation, capitals, bytes of other scripts) are rarer.
+// nearest returns the greatest s in [lo, hi) where w's eight bytes equal
+// last, or -1 (hi+8 <= len(w)). Candidates are the s whose byte s+k1 is
+// last's byte k1 (its least common), found by IndexByte, and byte s+k2 its
+// byte k2 (the next least common); only they are compared whole.
+func nearest(w []byte, lo, hi, k1, k2 int, last uint64) int {
+	c1, c2 := byte(last>>(8*k1)), byte(last>>(8*k2))
+	near := -1
+	for s := lo; s < hi; s++ {
+		i := bytes.IndexByte(w[s+k1:hi+k1], c1)
+		if i < 0 {
+			break
+		}
+		if s += i; w[s+k2] == c2 && binary.LittleEndian.Uint64(w[s:]) == last {
+			near = s
+		}
+	}
+	return near
+}
+
+// rarest returns the position of the least common of needle's eight
+// bytes (the first of those least common) and another four bytes away.
+func rarest(needle uint64) (k1, k2 int) {
+	r := common[byte(needle)]
+	for i := 1; i < 8 && r > 0; i++ {
+		if c := common[byte(needle>>(8*i))]; c < r {
+			k1, r = i, c
+		}
+	}
+	return k1, k1 ^ 4
+}
+
+// common ranks bytes by how often they come in text, so that the byte
+// period looks for has few false hits: whitespace, then lowercase letters
+// by their frequency in English, then punctuation and capitals; digits,
+// symbols and bytes of other scripts are rarer.
 var common = func() (r [256]uint8) {
-	for _, c := range []byte(" \t\n") {
-		r[c] = 4
-	}
-	for c := byte('a'); c <= 'z'; c++ {
-		r[c] = 2
-	}
-	for _, c := range []byte("etaoinsrhl") {
-		r[c] = 3
+	for i, group := range []string{"zqjx", "kv", "bpyg", "fwmuc", "dlrh", "sni", "oat", "e"} {
+		for _, c := range []byte(group) {
+			r[c] = uint8(8 + 2*i)
+		}
 	}
 	for _, c := range []byte(",.") {
-		r[c] = 1
+		r[c] = 10
+	}
+	for c := byte('A'); c <= 'Z'; c++ {
+		r[c] = 6
+	}
+	for _, c := range []byte(" \t\n") {
+		r[c] = 30
 	}
 	return r
 }()
