@@ -30,6 +30,7 @@ const (
 	RepairMissingBracket    = fsm.RMissingBracket
 	RepairInferredCall      = fsm.RInferredCall
 	RepairFusedName         = fsm.RFusedName
+	RepairInReasoning       = fsm.RInReasoning
 )
 
 // The reasons that events carry (docs/contract.md).

@@ -27,3 +27,26 @@ func isCallID(name []byte) bool {
 	}
 	return false
 }
+
+// underscoreID reads kimi's call id written with underscores
+// (`functions_NAME_IDX` for `functions.NAME:IDX`): the name between the
+// prefix and the index, when that name is a declared tool and the whole is
+// not. Anything else (an undeclared name, no index, a declared tool whose
+// own name starts with `functions_`) gives nil: the header stays as written.
+func underscoreID(header []byte, declared func([]byte) bool) []byte {
+	const prefix = "functions_"
+	if len(header) <= len(prefix) || string(header[:len(prefix)]) != prefix || declared(header) {
+		return nil
+	}
+	i := len(header)
+	for i > len(prefix) && '0' <= header[i-1] && header[i-1] <= '9' {
+		i--
+	}
+	if i == len(header) || header[i-1] != '_' {
+		return nil
+	}
+	if name := header[len(prefix) : i-1]; len(name) > 0 && declared(name) {
+		return name
+	}
+	return nil
+}

@@ -65,6 +65,8 @@ type Spec struct {
 	own string
 	// cdata: a value written as one <![CDATA[..]]> section is its content.
 	cdata bool
+	// entities: its values are XML text, read back when escaped (entities.go).
+	entities bool
 	// frame: tags of the dialect's message framing (kimi_k3's response
 	// channel, its message closer): met in text, they are discarded like
 	// stray tokens.
@@ -366,7 +368,7 @@ var table = []Spec{
 	{Name: ToolTag, Family: "tool_tag", shape: shChildTags, NeedsTools: true,
 		Example: "<get_weather>\n<city>SF</city>\n</get_weather>",
 		opens:   []opener{{role: rCallOpen, needs: needDeclared}},
-		name:    nameTag, trimNL: true, json: true},
+		name:    nameTag, trimNL: true, json: true, entities: true},
 	{Name: AttrTag, Family: "attr_tag", shape: shXML, NeedsTools: true,
 		Example: "<call_record tool=\"get_weather\">\n<parameter name=\"city\">SF</parameter>\n</call_record>",
 		opens:   []opener{{role: rCallOpen, needs: needToolAttr}},

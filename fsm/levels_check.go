@@ -49,7 +49,7 @@ var levelMoves = func() (t [lvStopped + 1][lvStopped + 1]bool) {
 	}
 	moves := map[level][]level{
 		lvText:  {lvBlock, lvCall, lvValue, lvProbe}, // an opener; the wrapper, the call, the value it implies
-		lvThink: {lvCall},                            // harmony: a call header ends the analysis message
+		lvThink: {lvCall, lvBlock, lvValue, lvProbe}, // harmony: a call header ends the analysis message; an opener in <think> (thinkcall.go)
 		lvBlock: {lvCall, lvValue, lvJSON, lvPy, lvHash},
 		lvCall:  {lvBlock, lvValue, lvJSON, lvPy, lvLoose},
 		lvValue: {lvCall, lvBlock},               // the value ends; the call with it

@@ -264,7 +264,11 @@ type value struct {
 	start   int  // offset in m.buf
 	tagName span // tool_tag: the child tag's name, in m.names
 	name    span
-	depth   int // openers of markup elements the value holds as content
+	depth   int32 // openers of markup elements the value holds as content
+	// amp: where the value's first '&' is in m.buf, as -1-offset, once
+	// seen; before, the offset up to which it holds none (Spec.entities,
+	// entities.go). int32, as depth: the two fill one word.
+	amp int32
 	// nested: where in m.buf the last opener it holds as content ended;
 	// calls, blocks: of the call and block openers, the ones not closed
 	// yet, each less than nestGap bytes after the one before (a loop).
@@ -539,6 +543,7 @@ func (m *Machine) close() {
 		m.token(t)
 	}
 	m.eof()
+	m.endThink()
 	m.releaseHeader()
 	m.loop.release() // the end of input: no loop
 }
@@ -561,6 +566,7 @@ func (m *Machine) token(t *lexer.Token) {
 // marker handles a token other than text.
 func (m *Machine) marker(t *lexer.Token) {
 	m.fresh = false
+	m.backToThink(t)
 	if m.lv != lvText {
 		m.texts().inside(t)
 	}
@@ -605,6 +611,7 @@ func (m *Machine) marker(t *lexer.Token) {
 func (m *Machine) text(b []byte) {
 	idle := 0
 	for len(b) > 0 {
+		m.backToThink(nil)
 		before := m.progress()
 		var n int
 		switch {
@@ -933,21 +940,6 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.exampleTag(t)
 		m.sink.Text(t.Raw)
 	}
-}
-
-func (m *Machine) tagInThink(t *lexer.Token) {
-	if m.thinkBy != nil {
-		if !m.tagInHarmonyThink(t) {
-			m.sink.Reasoning(t.Raw, t.Raw)
-		}
-		return
-	}
-	if t.Marker == lexer.Think && t.Has(lexer.Closing) || t.Marker == lexer.ThoughtEnd {
-		m.lv = lvText
-		m.sink.Reasoning(nil, t.Raw)
-		return
-	}
-	m.sink.Reasoning(t.Raw, t.Raw)
 }
 
 // openBlock opens a wrapper of one of the dialects cands.

@@ -623,6 +623,9 @@ func (m *Machine) addParam(name, v span, hint Hint) {
 		v = unwrapCDATA(m.buf, v)
 	}
 	p := pspan{name: name, val: v, hint: hint}
+	if m.call.spec.entities {
+		m.decodeEntities(&p) // entities.go
+	}
 	if m.call.spec.childParams {
 		m.childObject(&p) // childtags.go
 	}

@@ -33,7 +33,7 @@ var markerStart = lexer.Triggers()
 // in a row.
 func (m *Machine) idle() bool {
 	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && !m.labelHeld() && !m.fresh &&
-		m.strays == 0 && m.openers == 0 && !m.loop.busy() && m.lex.Idle()
+		m.strays == 0 && m.openers == 0 && !m.loop.busy() && m.thinking() == nil && m.lex.Idle()
 }
 
 // WritePlain consumes p when it is plain text that changes no state, and

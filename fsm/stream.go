@@ -149,6 +149,9 @@ func (m *Machine) finalValue() ([]byte, bool) {
 			return nil, false // it may be elements, an object when complete (childObject)
 		}
 	}
+	if s.entities {
+		end = m.beforeAmp(a, end) // escaped or not is known when the value is complete (entities.go)
+	}
 	if s.sentinel && end > a && m.buf[end-1] == ']' {
 		end-- // it may begin the sentinel before the closer
 	}

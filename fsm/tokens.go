@@ -271,6 +271,10 @@ func (m *Machine) kimiName(header []byte) {
 	if i := bytes.LastIndexByte(name, ':'); i > 0 {
 		name = name[:i]
 	}
+	if n := underscoreID(name, m.declared); n != nil {
+		name = n
+		m.call.repairs |= RMarkerVariant
+	}
 	m.setName(name)
 }
 

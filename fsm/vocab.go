@@ -41,6 +41,10 @@ const (
 	// key, its opener lost: `NAMEKEY</arg_key>`); the longest declared
 	// name it starts with was split off.
 	RFusedName
+	// RInReasoning: the call was written inside the <think> reasoning and
+	// taken as meant because the reasoning (or the output) ended right after
+	// it; it went out then, not when its markup ended (thinkcall.go).
+	RInReasoning
 	numRepairs = iota
 )
 
@@ -49,7 +53,7 @@ var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
-	"missing_bracket", "inferred_call", "fused_name",
+	"missing_bracket", "inferred_call", "fused_name", "in_reasoning",
 }
 
 // Append appends the names of the repairs in r to dst.
