@@ -43,7 +43,10 @@ func TestCaptureRetried(t *testing.T) {
 	}
 	first, _ := os.ReadFile(base + ".upstream")
 	second, _ := os.ReadFile(base + ".upstream.2")
-	require.Equal(t, polLoop, chattest.AccumulateOpenAI(t, first).Text, "the looping answer, as received")
+	// The looping answer as received: the proxy stops reading it at the
+	// runaway, so how much of the rest came in the same read is timing.
+	loop := chattest.AccumulateOpenAI(t, first).Text
+	require.True(t, len(loop) > 0 && strings.HasPrefix(polLoop, loop), "the looping answer, as received: %q", loop)
 	require.Equal(t, polGood, chattest.AccumulateOpenAI(t, second).Text)
 	resp, _ := os.ReadFile(base + ".response")
 	require.Equal(t, got.body, string(resp))
