@@ -12,19 +12,24 @@ type Reason = fsm.Reason
 
 // The repairs vocabulary (docs/contract.md).
 const (
-	RepairMarkerVariant   = fsm.RMarkerVariant
-	RepairUnclosedTag     = fsm.RUnclosedTag
-	RepairMissingOpener   = fsm.RMissingOpener
-	RepairCorruptedCloser = fsm.RCorruptedCloser
-	RepairMissingCloser   = fsm.RMissingCloser
-	RepairMixedDialect    = fsm.RMixedDialect
-	RepairMissingArgKey   = fsm.RMissingArgKey
-	RepairMissingArgValue = fsm.RMissingArgValue
-	RepairTruncatedJSON   = fsm.RTruncatedJSON
-	RepairJSONRepaired    = fsm.RJSONRepaired
-	RepairClosedAtEOF     = fsm.RClosedAtEOF
-	RepairSchemaMismatch  = fsm.RSchemaMismatch
-	RepairMissingRequired = fsm.RMissingRequired
+	RepairMarkerVariant     = fsm.RMarkerVariant
+	RepairUnclosedTag       = fsm.RUnclosedTag
+	RepairMissingOpener     = fsm.RMissingOpener
+	RepairCorruptedCloser   = fsm.RCorruptedCloser
+	RepairMissingCloser     = fsm.RMissingCloser
+	RepairMixedDialect      = fsm.RMixedDialect
+	RepairMissingArgKey     = fsm.RMissingArgKey
+	RepairMissingArgValue   = fsm.RMissingArgValue
+	RepairTruncatedJSON     = fsm.RTruncatedJSON
+	RepairJSONRepaired      = fsm.RJSONRepaired
+	RepairClosedAtEOF       = fsm.RClosedAtEOF
+	RepairSchemaMismatch    = fsm.RSchemaMismatch
+	RepairMissingRequired   = fsm.RMissingRequired
+	RepairMisplacedName     = fsm.RMisplacedName
+	RepairMarkerSubstituted = fsm.RMarkerSubstituted
+	RepairMissingBracket    = fsm.RMissingBracket
+	RepairInferredCall      = fsm.RInferredCall
+	RepairFusedName         = fsm.RFusedName
 )
 
 // The reasons that events carry (docs/contract.md).
@@ -43,6 +48,7 @@ const (
 	ReasonNestedBlocks    = fsm.RunawayNestedBlocks
 	ReasonRepeatedCall    = fsm.RunawayRepeatedCall
 	ReasonStrayClosers    = fsm.RunawayStrayClosers
+	ReasonRepetition      = fsm.RunawayRepetition
 	ReasonUndeclaredTool  = fsm.ErrorUndeclaredTool
 	ReasonRefused         = fsm.ErrorRefused
 	ReasonTruncated       = fsm.ErrorTruncated

@@ -553,6 +553,7 @@ func (w *streamRewriter) flushRun(s sink, kind *runKind, buf *[]byte) {
 // released from them goes out in an event of its own.
 type textQueue struct {
 	buf  []byte // holds the queued events' bytes; reused once the queue empties
+	head int    // bytes at the front of buf of events already dropped
 	evs  []queued
 	rel  []byte // text released from the queued events and not sent yet
 	size int
@@ -610,13 +611,40 @@ func (q *textQueue) drop(n int) {
 		return
 	}
 	for i := range n {
-		q.size -= len(q.evs[i].raw)
+		e := &q.evs[i]
+		q.size -= len(e.raw)
+		q.head += len(e.raw) + len(e.data) + len(e.content)
 	}
 	k := copy(q.evs, q.evs[n:])
 	clear(q.evs[k:])
 	q.evs = q.evs[:k]
-	if k == 0 {
-		q.buf = q.buf[:0]
+	switch {
+	case k == 0:
+		q.buf, q.head = q.buf[:0], 0
+	case q.head >= minCompact && 2*q.head > len(q.buf):
+		q.compact()
+	}
+}
+
+// minCompact is the size of dropped events from which a queue that never
+// empties moves its events to the front of its buffer.
+const minCompact = 4 << 10
+
+// compact moves the bytes of the queued events to the front of the buffer,
+// so that a queue that never empties (a line's first word is held as the
+// next event comes) does not grow with the stream. It copies fewer bytes
+// than were dropped since the last time: linear in the stream.
+func (q *textQueue) compact() {
+	q.buf = q.buf[:copy(q.buf, q.buf[q.head:])]
+	q.head = 0
+	off := 0
+	at := func(b []byte) []byte {
+		off += len(b)
+		return q.buf[off-len(b) : off : off]
+	}
+	for i := range q.evs {
+		e := &q.evs[i]
+		e.raw, e.data, e.content = at(e.raw), at(e.data), at(e.content)
 	}
 }
 
@@ -657,7 +685,7 @@ func (q *textQueue) drain(emit func(queued)) {
 }
 
 func (q *textQueue) reset() {
-	q.buf = q.buf[:0]
+	q.buf, q.head = q.buf[:0], 0
 	if cap(q.buf) > maxScratch {
 		q.buf = nil // grown by a large event: not kept
 	}
@@ -707,13 +735,17 @@ type Rewriter struct {
 	Hold    func(footprint int64) error
 	body    io.ReadCloser
 	w       *streamRewriter
-	buf     []byte
+	buf     []byte // the upstream's bytes of a read into a small p
 	off     int
 	err     error
 	eof     bool
 	closed  bool
 	started bool
 }
+
+// minReadBuf is the smallest read of the upstream's body: a Read with a
+// smaller p reads into a buffer of this size.
+const minReadBuf = 4 << 10
 
 // ErrRewriterClosed is returned by Read after Close.
 var ErrRewriterClosed = errors.New("toolsieve: read from closed Rewriter")
@@ -787,15 +819,20 @@ func (r *Rewriter) Read(p []byte) (n int, err error) {
 		w.out = w.out[:0]
 		r.off = 0
 		w.shrink()
-		if r.buf == nil {
-			r.buf = make([]byte, 32<<10)
-			// The output of a read is about its input: room for it at
-			// once, rather than growing to it on every new stream.
-			w.out = make([]byte, 0, len(r.buf)+len(r.buf)/4)
+		// The upstream's bytes are read into p, the caller's buffer, when
+		// it is large enough: the rewriter takes from them what it keeps
+		// before its output goes there, so a stream needs no read buffer
+		// of its own.
+		in := p
+		if len(p) < minReadBuf {
+			if r.buf == nil {
+				r.buf = make([]byte, minReadBuf)
+			}
+			in = r.buf
 		}
-		n, err := r.body.Read(r.buf)
+		n, err := r.body.Read(in)
 		if n > 0 {
-			w.Write(r.buf[:n])
+			w.Write(in[:n])
 			if w.stopped {
 				// A runaway or a lost event: stop the upstream at once.
 				r.body.Close()

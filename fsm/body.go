@@ -28,6 +28,7 @@ func (m *Machine) settle() {
 	if m.lv == lvBlock && m.blk.implicit && !m.pend.active {
 		m.toText()
 	}
+	m.checkLevel()
 }
 
 // ---- loose text inside blocks and calls ----

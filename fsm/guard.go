@@ -75,12 +75,7 @@ func (m *Machine) repetition(extra int) {
 	}
 	m.bufOff += int64(len(m.buf))
 	m.buf = m.buf[:0]
-	m.jlazy, m.jheld, m.jopen = 0, 0, false // no JSON waits for the scanner
-	m.scratch = m.scratch[:0]               // from now on it holds bytes to discard
-	m.lv = lvStopped
-	m.pend = pending{}
-	m.plain = false
-	m.lex.LeaveBlock()
+	m.stop()
 }
 
 // Stopped reports whether the machine stopped at a runaway: what it is

@@ -1,8 +1,8 @@
 package fsm
 
 // Leaving markup: what the machine does with the bytes of markup in
-// progress (buf) when they turn out to be text, or debris of a block, and
-// how it returns to the text level.
+// progress (buf) when they turn out to be text, or debris of a block, how
+// it returns to the text level, and how it stops at a runaway.
 
 // flushText gives buf[:end] back as text: it was not markup after all.
 func (m *Machine) flushText(end int) {
@@ -61,4 +61,23 @@ func (m *Machine) endBlock(end int) {
 		m.flushDiscard(end, DiscardBlockMarkup)
 	}
 	m.toText()
+}
+
+// runaway reports the buffered markup as a runaway and stops.
+func (m *Machine) runaway(reason Reason) {
+	m.sink.Runaway(m.buf, reason)
+	m.bufOff += int64(len(m.buf))
+	m.buf = m.buf[:0]
+	m.stop()
+}
+
+// stop moves the machine to the stopped level, its buffer reported: no
+// markup is open any more, and scratch holds bytes to discard from now on.
+func (m *Machine) stop() {
+	m.lv = lvStopped
+	m.scratch = m.scratch[:0]
+	m.pend, m.seg = pending{}, segment{}
+	m.jlazy, m.jheld, m.jopen = 0, 0, false // no JSON waits for the scanner
+	m.plain = false
+	m.lex.LeaveBlock()
 }

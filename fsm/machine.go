@@ -154,6 +154,13 @@ func (o *Options) withDefaults() {
 	}
 }
 
+// level is where in the markup the machine is. What each level promises
+// of the rest of the state, and from which levels it is entered, is
+// checked after every step in tests (build tag invariants,
+// levels_check.go): at text and reasoning no block, call, pending closer
+// or segment is open; in a call, a value or a body the block and the
+// call's dialect are known and the marks into buf lie inside it; a body's
+// scanner exists; stopped holds no markup and is never left.
 type level uint8
 
 const (
@@ -323,11 +330,12 @@ func (r runeEnd) whole() bool { return r.want == 0 }
 
 // Machine is the state machine. Create it with New.
 type Machine struct {
-	opt  Options
-	ix   dialectIndex
-	sink Sink
-	lex  lexer.Lexer
-	loop loopHold // sink is &loop: calls that may belong to a loop wait there
+	opt   Options
+	ix    dialectIndex
+	sink  Sink
+	lex   lexer.Lexer
+	loop  loopHold   // sink is &loop: calls that may belong to a loop wait there
+	trace levelTrace // the level at the last check: with the invariants build tag only (levels_check.go)
 
 	lv   level
 	code codeState
@@ -458,12 +466,14 @@ func (m *Machine) Write(p []byte) {
 	m.flushWord()
 	if m.lv == lvValue && m.writeValue(p) || m.writeJSONString(p) { // plain.go, jsonfast.go
 		m.streamArgs()
+		m.checkLevel()
 		return
 	}
 	m.flushJSON()
 	m.write(p)
 	m.streamArgs()
 	m.plain = m.idle()
+	m.checkLevel()
 }
 
 func (m *Machine) write(p []byte) {
@@ -511,6 +521,7 @@ func (m *Machine) Close() {
 	m.flushJSON()
 	m.close()
 	m.plain = false
+	m.checkLevel()
 }
 
 func (m *Machine) close() {
@@ -728,17 +739,6 @@ func (m *Machine) addRoom(b []byte) bool {
 	return true
 }
 
-// runaway reports the buffered markup as a runaway and stops.
-func (m *Machine) runaway(reason Reason) {
-	m.sink.Runaway(m.buf, reason)
-	m.bufOff += int64(len(m.buf))
-	m.buf = m.buf[:0]
-	m.scratch = m.scratch[:0] // from now on it holds bytes to discard
-	m.lv = lvStopped
-	m.pend = pending{}
-	m.lex.LeaveBlock()
-}
-
 // ---- text level ----
 
 func (m *Machine) textInText(b []byte) int {
@@ -925,7 +925,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.sink.Discard(raw, reason)
 		m.strays++
 		if int(m.strays) > m.opt.Runaway.StrayClosers {
-			m.lv, m.scratch = lvStopped, m.scratch[:0]
+			m.stop()
 			m.sink.Runaway(nil, RunawayStrayClosers)
 		}
 	default:

@@ -247,8 +247,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	lg.upstream = rt.name
 	rp := &httputil.ReverseProxy{
-		Transport: transport,
-		ErrorLog:  slog.NewLogLogger(p.logger().Handler(), slog.LevelWarn),
+		Transport:  transport,
+		BufferPool: copyBuffers,
+		ErrorLog:   slog.NewLogLogger(p.logger().Handler(), slog.LevelWarn),
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(rt.target)
 			stripHeaders(pr.Out.Header)
@@ -572,5 +573,31 @@ func (s *statusWriter) Flush() {
 	s.extend()
 	if err := s.rc.Flush(); err != nil && s.werr == nil {
 		s.werr = err
+	}
+}
+
+// copyBuffers lends the buffers the proxy copies answers through. A
+// stream holds its buffer while it lasts and the rewriter's output of one
+// upstream read is mostly an event or two, so the buffers are smaller than
+// the ReverseProxy's own 32 KiB: a larger output takes more than one copy.
+var copyBuffers = &bufferPool{size: 8 << 10}
+
+// bufferPool is an httputil.BufferPool of buffers of one size.
+type bufferPool struct {
+	size int
+	pool sync.Pool
+}
+
+func (b *bufferPool) Get() []byte {
+	if p, ok := b.pool.Get().(*[]byte); ok {
+		return *p
+	}
+	return make([]byte, b.size)
+}
+
+func (b *bufferPool) Put(buf []byte) {
+	if cap(buf) == b.size {
+		buf = buf[:b.size]
+		b.pool.Put(&buf)
 	}
 }

@@ -8,6 +8,7 @@ package sievehttp
 // when its headers had to go out before it ended.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -592,9 +593,24 @@ type countingBody struct {
 func (c *countingBody) Read(p []byte) (int, error) {
 	n, err := c.ReadCloser.Read(p)
 	c.n += int64(n)
+	c.count(p[:n])
+	return n, err
+}
+
+// count advances the match of "\ndata:" over p, jumping from one newline
+// to the next: most bytes of a stream are inside data lines.
+func (c *countingBody) count(p []byte) {
 	const pat = "\ndata:"
-	for _, b := range p[:n] {
-		switch {
+	for len(p) > 0 {
+		if c.st == 0 {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				return
+			}
+			p, c.st = p[i+1:], 1
+			continue
+		}
+		switch b := p[0]; {
 		case b == pat[c.st]:
 			c.st++
 			if c.st == len(pat) {
@@ -606,6 +622,6 @@ func (c *countingBody) Read(p []byte) (int, error) {
 		default:
 			c.st = 0
 		}
+		p = p[1:]
 	}
-	return n, err
 }

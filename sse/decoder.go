@@ -366,10 +366,11 @@ func (d *Decoder) begin(n int) {
 		}
 		d.raw = slices.Grow(d.raw, n)
 	}
-	if cap(d.events) == 0 {
-		// Room for the events of n bytes, but the smallest, at once (up
-		// to a proxy's read: a larger chunk grows them as it goes).
-		k := min(n, 32<<10)/128 + 1
+	// Room for the events of n bytes, but the smallest, at once (up to a
+	// proxy's read: a larger chunk grows them as it goes). Room grown for
+	// a burst of events is given back when chunks are small again, so
+	// that a stream of tokens read one event at a time keeps little.
+	if k := min(n, 32<<10)/128 + 1; cap(d.events) == 0 || cap(d.events) > 64 && cap(d.events) > 8*k {
 		d.events = make([]Event, 0, k)
 		d.recs = make([]rec, 0, k)
 	}

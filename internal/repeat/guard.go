@@ -395,14 +395,17 @@ func cutBefore(b []byte, from, k int) (int, bool) {
 }
 
 // startPiece begins the next text piece. While a run of markup is under
-// way its first bytes are kept, to tell early whether it continues the run
-// (mayContinue); while a run is long, or right after markup (a call's
-// arguments), it is hashed in full, so that calls that differ are never
-// taken for repeats.
+// way, and right after markup, its first bytes are kept, to tell early
+// whether it continues the run (mayContinue): the text after a call is
+// kept so that the text after the next call like it can be compared with
+// it at once, and the call released when it differs, instead of waiting
+// for the end of the piece. While a run is long, or right after markup (a
+// call's arguments), it is hashed in full, so that calls that differ are
+// never taken for repeats.
 func (g *Guard) startPiece() {
 	g.start += int64(g.n)
 	g.n, g.head = 0, 0
-	g.capture = g.strong || g.running()
+	g.capture = g.strong || g.afterMark || g.running()
 	g.fullOK, g.full = g.capture || g.afterMark, fnvOffset
 }
 

@@ -54,9 +54,7 @@ func ParseTools(data []byte) (*Tools, error) {
 	}
 	switch data[0] {
 	case '[':
-		if err := t.addArray(data, "tools"); err != nil {
-			return nil, err
-		}
+		return parseArray(data, "tools")
 	case '{':
 		// The members are found in place: a request body's messages are
 		// not copied (they may be most of many megabytes). A key named
@@ -66,6 +64,10 @@ func ParseTools(data []byte) (*Tools, error) {
 			return nil, fmt.Errorf("tools: %w", json.Unmarshal(data, &v))
 		}
 		ms, _ := jsonspan.Members(data, 0, nil)
+		tm, hasTools := jsonspan.Lookup(data, ms, "tools")
+		if _, hasFuncs := jsonspan.Lookup(data, ms, "functions"); hasTools && !hasFuncs {
+			return parseArray(data[tm.Start:tm.End], "tools") // a request body, as most are
+		}
 		found := false
 		for _, key := range [...]string{"tools", "functions"} {
 			m, ok := jsonspan.Lookup(data, ms, key)
