@@ -59,7 +59,7 @@ func eventLines(p *Parser, in string) []string {
 // pass.
 func TestStrictRefusesRepairedCalls(t *testing.T) {
 	in := "Hi <function_calls>\n<invoke name=\"a\">\n<parameter name=\"x\">1</parameter>\n</invoke>\n</function_calls>\n" +
-		"<tool_call>\n{\"name\": \"b\", \"arguments\": {\"y\": 2}\n</tool_call>\nthen <tool_call>\n<function=c>\n<parameter=z>\n3"
+		"<tool_call>\n{\"name\": \"b\", \"arguments\": {\"y\": 2}\n</tool_call>\nthen <tool_call>\n<function=c>\n<parameter=z>\n3\n</parameter>\n"
 	var text strings.Builder
 	var calls, errs []string
 	for _, e := range Parse([]byte(in), Options{Strict: &Strict{Allow: RepairMarkerVariant}}) {
@@ -78,10 +78,10 @@ func TestStrictRefusesRepairedCalls(t *testing.T) {
 	require.Contains(t, errs[0], `"b"`)
 	require.Contains(t, errs[0], "truncated_json")
 	require.Contains(t, errs[1], "closed_at_eof")
-	require.Equal(t, "Hi \n<tool_call>\n{\"name\": \"b\", \"arguments\": {\"y\": 2}\n</tool_call>\nthen <tool_call>\n<function=c>\n<parameter=z>\n3", text.String())
+	require.Equal(t, "Hi \n<tool_call>\n{\"name\": \"b\", \"arguments\": {\"y\": 2}\n</tool_call>\nthen <tool_call>\n<function=c>\n<parameter=z>\n3\n</parameter>\n", text.String())
 
 	// Allowed repairs pass.
-	got := eventLines(NewParser(Options{Strict: &Strict{Allow: RepairClosedAtEOF | RepairMissingCloser}}), "<tool_call>\n<function=c>\n<parameter=z>\n3")
+	got := eventLines(NewParser(Options{Strict: &Strict{Allow: RepairClosedAtEOF | RepairMissingCloser}}), "<tool_call>\n<function=c>\n<parameter=z>\n3\n</parameter>")
 	require.Len(t, got, 2)
 	require.Contains(t, got[1], `"type":"tool_call"`)
 }

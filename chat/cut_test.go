@@ -112,7 +112,7 @@ func TestRewriteCuts(t *testing.T) {
 // client drops the call for). Ended by the model itself inside a call
 // (stop, end_turn, completed), the call goes out with closed_at_eof.
 func TestRewriteCutByTheLimit(t *testing.T) {
-	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/us"
+	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/user/tmp\n</parameter>\n"
 	text := "Cleaning up now.\n"
 	for _, api := range streamAPIs {
 		for _, reason := range []string{"limit", "filter", "natural"} {
@@ -134,7 +134,7 @@ func TestRewriteCutByTheLimit(t *testing.T) {
 					require.Empty(t, got.Errors, msg)
 					if reason == "natural" {
 						require.Len(t, got.Calls, 1, msg)
-						require.JSONEq(t, `{"path":"/home/us"}`, got.Calls[0].Args, msg)
+						require.JSONEq(t, `{"path":"/home/user/tmp"}`, got.Calls[0].Args, msg)
 						require.Zero(t, r.Stats().Truncated, msg)
 						continue
 					}
@@ -145,7 +145,7 @@ func TestRewriteCutByTheLimit(t *testing.T) {
 						require.Empty(t, got.Finish, msg) // the error ends it, not the upstream's ending
 						require.Len(t, got.Calls, 1, msg)
 						require.False(t, json.Valid([]byte(got.Calls[0].Args)), "%s: %s", msg, got.Calls[0].Args)
-						require.NotContains(t, got.Calls[0].Args, `us"`, msg) // no byte of the end of input: it may be a repair's
+						require.False(t, strings.HasSuffix(got.Calls[0].Args, "}"), msg) // nothing closes it: the call's closers are not the model's
 						require.Equal(t, text, strings.TrimSpace(got.Text)+"\n", msg)
 					} else {
 						require.Equal(t, limitFinish(api, reason), got.Finish, msg)
@@ -323,7 +323,7 @@ func TestRewriteEndMarkers(t *testing.T) {
 // its order. A block the model follows with another block was ended by
 // the model.
 func TestRewriteCutWaits(t *testing.T) {
-	content := "Reading.\n<tool_call>\n<function=read>\n<parameter=path>\na.go"
+	content := "Reading.\n<tool_call>\n<function=read>\n<parameter=path>\na.go\n</parameter>\n"
 	an := chattest.AnthropicStream(chattest.SplitContent(rand.New(rand.NewPCG(1, 2)), content, 5, false))
 	i := bytes.Index(an, []byte("event: message_delta"))
 	ping := []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
@@ -365,7 +365,7 @@ func TestRewriteCutWaits(t *testing.T) {
 // the parser (closed_at_eof is a structural repair) and counted as
 // truncated too.
 func TestRewriteCutStrict(t *testing.T) {
-	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/us"
+	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/user/tmp\n</parameter>\n"
 	in := limitStream(chat.APIOpenAI, chattest.OpenAIStream([]string{content}), "limit")
 	out, st := chattest.RewriteAll(t, in, chat.APIOpenAI, toolsieve.Options{Strict: &toolsieve.Strict{Allow: toolsieve.RepairMarkerVariant}}, 0)
 	got := chattest.AccumulateOpenAI(t, out)
@@ -431,7 +431,7 @@ func TestRewriterFootprint(t *testing.T) {
 // without its final event) is whole (no error), but a call its end closed
 // is not the model's: kept as text.
 func TestRewriteNoFinishReason(t *testing.T) {
-	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/us"
+	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/user/tmp\n</parameter>\n"
 	oa := chattest.OpenAIStream([]string{content})
 	oa = append(oa[:bytes.Index(oa, []byte(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{},`))], "data: [DONE]\n\n"...)
 	an := chattest.AnthropicStream([]string{content})
@@ -445,5 +445,36 @@ func TestRewriteNoFinishReason(t *testing.T) {
 		require.Equal(t, content, got.Text, api.String())
 		require.Equal(t, 1, st.Truncated, api.String())
 		require.False(t, st.Incomplete, api.String())
+	}
+}
+
+// TestRewriteCutInValue: an answer that ends inside a call's last value,
+// even by the model's own stop, never hands the call on: the value may be
+// cut anywhere (`/home/us`), so the parser keeps the markup as text with an
+// error. Not streamed, the client gets the text; streamed, the call that
+// started to go out is left as it went out and the answer ends with an
+// error (never finished with the arguments sent).
+func TestRewriteCutInValue(t *testing.T) {
+	content := "Cleaning up now.\n<tool_call>\n<function=delete_path>\n<parameter=path>\n/home/us"
+	for _, api := range streamAPIs {
+		for _, streamed := range []bool{false, true} {
+			msg := fmt.Sprintf("%s, streamed %v", api, streamed)
+			pieces := chattest.SplitContent(rand.New(rand.NewPCG(3, 7)), content, 8, false)
+			in := limitStream(api, upstreamOf(api, pieces), "natural")
+			r := chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(in, 5)), api, toolsieve.Options{StreamCalls: streamed})
+			out, err := io.ReadAll(r)
+			got := accumulateCut(t, api, out)
+			require.Zero(t, r.Stats().Calls, msg)
+			if streamed {
+				require.ErrorIs(t, err, chat.ErrStreamedCall, msg) // lost (nothing of it went out yet) or unread
+				for _, c := range got.Calls {
+					require.False(t, json.Valid([]byte(c.Args)), "%s: %s", msg, c.Args)
+				}
+				continue
+			}
+			require.NoError(t, err, msg)
+			require.Empty(t, got.Calls, msg)
+			require.Equal(t, content, got.Text, msg)
+		}
 	}
 }

@@ -282,9 +282,10 @@ func must[T, U any](v T, _ U) T { return v }
 // text after the text before it, Notify hears of it as truncated, and Read
 // ends with ErrTruncated. The same content ended by the model itself (the
 // finish marker with stop, end_turn, completed) gets the call out, with
-// closed_at_eof.
+// closed_at_eof: its values are complete, only its own closers are
+// missing (a value the end cut is never a call: TestRewriteCutInValue).
 func TestRewriteCutMidCall(t *testing.T) {
-	content := "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n"
+	content := "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n</parameter>\n"
 	for _, api := range []chat.API{chat.APIOpenAI, chat.APIAnthropic, chat.APIResponses} {
 		pieces := chattest.SplitContent(rand.New(rand.NewPCG(9, 10)), content, 6, false)
 		var whole, in []byte
@@ -507,7 +508,7 @@ func (r *brokenBody) Close() error { return nil }
 // does, and the read error comes last; a body that simply ends inside a
 // call closes it (closed_at_eof) as before.
 func TestRewriteBrokenBody(t *testing.T) {
-	content := "Done.\n<tool_call>\n<function=a>\n</function>\n</tool_call>\nNow <tool_call>\n<function=write>\n<parameter=path>\nx"
+	content := "Done.\n<tool_call>\n<function=a>\n</function>\n</tool_call>\nNow <tool_call>\n<function=write>\n<parameter=path>\nx\n</parameter>\n"
 	stream := chattest.OpenAIStream([]string{content})
 	cut := stream[:bytes.Index(stream, []byte(`{},"logprobs"`))-60] // before the final chunk
 	cut = cut[:bytes.LastIndex(cut, []byte("\n\n"))+2]

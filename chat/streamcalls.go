@@ -14,10 +14,11 @@ package chat
 //   - a runaway (it belonged to a loop): the stream ends with an error
 //     (ErrStreamedLoop), never with a call a client would run;
 //   - its markup given back as text (arguments that could not be read,
-//     refused by strict mode): what was sent is finished, its JSON closed,
-//     and reported with truncated_json and an error for the logs; if no
-//     argument had gone out, the stream ends with an error
-//     (ErrStreamedLost): finished, it would run with no arguments;
+//     a value the end of input cut, refused by strict mode): nothing more
+//     is sent and the stream ends with an error (ErrStreamedLost when no
+//     argument had gone out, ErrStreamedUnread after some had): finished,
+//     it would run with no arguments, or with arguments the parser did not
+//     read as the call's, or that strict mode refused;
 //   - cut before the model finished it (a broken connection, no finish
 //     marker, the token limit; see cut.go): nothing more is sent, not even
 //     the bytes that would close its arguments; the stream ends with an
@@ -44,6 +45,12 @@ var ErrStreamedLoop = fmt.Errorf("%w: a loop was found after it started", ErrStr
 // went out; finished, it would run with none.
 var ErrStreamedLost = fmt.Errorf("%w: it lost its arguments", ErrStreamedCall)
 
+// ErrStreamedUnread: the call's markup was given back as text after some
+// of its arguments went out (the rest could not be read, the end of input
+// cut a value, strict mode refused it). Finishing it with the arguments
+// sent would run a call the parser did not recover.
+var ErrStreamedUnread = fmt.Errorf("%w: its markup was given back as text after its arguments started", ErrStreamedCall)
+
 // ErrStreamedCut: the upstream's own ending said the answer was cut (the
 // token limit, a filter) while the call was streaming. The stream ends
 // with this error instead of that ending: some clients complete the
@@ -61,16 +68,9 @@ type streamedCall struct {
 	item     []byte // Responses: the item id, a JSON string body
 }
 
-// closing returns what makes the arguments sent so far a JSON object (a
-// string's closing quote, the brackets left open), and false when nothing
-// of them went out but their opening brace: finished, the call would run
-// with no arguments.
-func (sc *streamedCall) closing() ([]byte, bool) {
-	if len(sc.args) <= 1 {
-		return nil, false
-	}
-	return toolsieve.CloseJSON(sc.args)
-}
+// sentArgs reports whether anything of the arguments went out beyond
+// their opening brace.
+func (sc *streamedCall) sentArgs() bool { return len(sc.args) > 1 }
 
 // streamEvent handles the events of a streamed call; it reports false for
 // an event it leaves to runs. c is the content stream the events are of.
@@ -126,21 +126,16 @@ func (w *streamRewriter) streamEvent(e *toolsieve.Event, s sink, c *textChan, ki
 			return true, false
 		}
 		// The call's markup given back as text (its error follows), or an
-		// error that ends it: finish what was sent.
-		rest, ok := sc.closing()
-		if !ok {
+		// error that ends it: what went out is never finished as a call
+		// (fail closed); the answer ends with an error.
+		if !sc.sentArgs() {
 			w.reportError("streamed tool call "+strconv.Quote(sc.name)+" lost its arguments; the answer is cut", e.Offset)
 			w.fault, w.stopped = ErrStreamedLost, true
 			return true, true
 		}
-		sc.args = append(sc.args, rest...)
-		s.callDelta(sc, rest)
-		fin := toolsieve.Event{Type: toolsieve.ToolCall, Index: sc.index, ID: sc.id, Name: sc.name, Arguments: sc.args,
-			Dialect: "streamed", Repairs: toolsieve.RepairTruncatedJSON.Append(nil), Offset: e.Offset}
-		w.report(&fin)
-		w.reportError("streamed tool call "+strconv.Quote(sc.name)+" could not complete; finished with the arguments sent", e.Offset)
-		s.callEnd(sc)
-		return e.Type == toolsieve.Text, false // the markup of the call finished is not sent again
+		w.reportError("streamed tool call "+strconv.Quote(sc.name)+" could not complete (its markup was given back as text); the answer is cut", e.Offset)
+		w.fault, w.stopped = ErrStreamedUnread, true
+		return true, true
 	}
 	return false, false
 }

@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -72,7 +73,7 @@ func TestRewriteStreamedCalls(t *testing.T) {
 				msg := fmt.Sprintf("%s/%s %s split %d", c.File, c.Name, api, k)
 				out, _, _, err := rewriteStreamed(upstreamOf(api, pieces), opt, 1+rng.IntN(64))
 				if err != nil {
-					require.True(t, errors.Is(err, chat.ErrStreamedLoop) || errors.Is(err, chat.ErrStreamedLost), "%s: %v", msg, err)
+					require.True(t, errors.Is(err, chat.ErrStreamedLoop) || errors.Is(err, chat.ErrStreamedLost) || errors.Is(err, chat.ErrStreamedUnread), "%s: %v", msg, err)
 					require.True(t, want.Runaway || len(want.Calls) == 0 || strings.Contains(c.File, "unread"), "%s: %v", msg, err)
 					failed++
 					continue
@@ -128,9 +129,10 @@ func TestStreamedCallPieces(t *testing.T) {
 }
 
 // TestStreamedCallCancelled: a call that started to go out and then does
-// not complete. A loop's ends the answer with an error; one that lost its
-// arguments before any went out too; one whose markup is given back as
-// text after some arguments went out is finished with them.
+// not complete. A loop's ends the answer with an error; one whose markup
+// is given back as text after some arguments went out (strict mode refused
+// it, the end of input cut its last value) too: it is never finished with
+// the arguments sent.
 func TestStreamedCallCancelled(t *testing.T) {
 	start := "<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nabc"
 	loop := start + "\n</parameter>\n" + strings.Repeat("<tool_call>\n<function=write_file>\n", 6)
@@ -143,15 +145,23 @@ func TestStreamedCallCancelled(t *testing.T) {
 		require.ErrorIs(t, err, chat.ErrStreamedLoop, api)
 
 		// Refused by strict mode (a required parameter is missing) after
-		// its path and content went out: finished with them.
+		// its path and content went out: the answer ends with an error.
 		refused := start + "\n</parameter>\n</function>\n</tool_call>\nDone."
 		out, st, errs, err := rewriteStreamed(upstreamOf(api, []string{refused[:60], refused[60:100], refused[100:]}), strict, 0)
-		require.NoError(t, err, api)
-		got := accumulate(t, api, out)
-		require.Len(t, got.Calls, 1, api)
-		require.JSONEq(t, `{"path":"a.txt","content":"abc"}`, got.Calls[0].Args, api)
-		require.Equal(t, 1, st.Repaired, api)
+		require.ErrorIs(t, err, chat.ErrStreamedUnread, api)
+		got := accumulateCut(t, api, out)
+		for _, c := range got.Calls {
+			require.False(t, json.Valid([]byte(c.Args)), "%s: the refused call was finished: %s", api, c.Args)
+		}
+		require.Zero(t, st.Calls, api)
 		require.NotContains(t, got.Text, "<function=", api)
-		require.Contains(t, strings.Join(errs, "\n"), "finished with the arguments sent", api)
+		require.Contains(t, strings.Join(errs, "\n"), "could not complete", api)
+
+		// Cut inside its last value by the end of the content, the model's
+		// own stop after it: the value may be cut anywhere, so the same.
+		cut := start + "\nde"
+		_, st, _, err = rewriteStreamed(upstreamOf(api, []string{cut[:60], cut[60:]}), toolsieve.Options{Tools: tools}, 0)
+		require.ErrorIs(t, err, chat.ErrStreamedUnread, api)
+		require.Zero(t, st.Calls, api)
 	}
 }

@@ -274,7 +274,7 @@ func TestE2EFaults(t *testing.T) {
 	ctx := context.Background()
 	oc := openAIClient(t, env.proxy.URL+"/v1/")
 	ac := anthropicClient(t, env.proxy.URL)
-	cutContent := "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n"
+	cutContent := "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n</parameter>\n" // cut after its last value: closed_at_eof
 
 	t.Run("model ends inside a call", func(t *testing.T) {
 		// The model itself ended its answer inside a call (finish_reason

@@ -916,7 +916,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 		m.lv = lvThink
 		m.sink.Reasoning(nil, t.Raw)
 	case rStrayClose:
-		if m.txtOpen != nil && m.txtOpen.closes(t) { // it closes an element that was text
+		if m.txtOpen != nil && m.txtOpen.closes(t) || !bracket && m.mentioned(t) { // it closes an element that was text, or a sentence names it (mention.go)
 			m.sink.Text(t.Raw)
 			return
 		}

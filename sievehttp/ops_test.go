@@ -155,7 +155,7 @@ func TestUpstreamBasicAuth(t *testing.T) {
 // calls delivered are readable fields of the log record.
 func TestLogFields(t *testing.T) {
 	chattest.NoLeaks(t)
-	env := newPolEnv(t, &Policy{NoBuiltin: true}, polCut+"\n<tool_call>\n{\"name\": \"ls\", \"arguments\": {}}\n</tool_call>")
+	env := newPolEnv(t, &Policy{NoBuiltin: true}, polCut)
 	env.sendAs(t, "qwen3-coder-plus", chat.APIOpenAI, false, "x")
 	logs := env.logs.String()
 	require.Contains(t, logs, "model=qwen3-coder-plus")

@@ -33,8 +33,9 @@ const (
 	// polGood is a well-formed DSML call.
 	polGood = "Reading it.\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"read_file\">\n" +
 		"<｜DSML｜parameter name=\"path\" string=\"true\">main.go</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
-	// polCut is a call cut off by the end of the answer (closed_at_eof).
-	polCut = "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n"
+	// polCut is a call cut off by the end of the answer after its last
+	// value (closed_at_eof).
+	polCut = "Writing now.\n<tool_call>\n<function=write>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage main\n</parameter>\n"
 )
 
 // polUpstream answers request i with the content script[i] (the last one

@@ -7,6 +7,7 @@ package chattest
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -135,14 +136,29 @@ func ExpectCut(evs []StreamEvent, k int, opt toolsieve.Options) CutView {
 		v.Ended = v.Ended || e.Ended
 	}
 	v.Content = content.String()
-	started := map[int]bool{} // calls whose start went out before the end
+	started := map[int]string{} // calls whose start went out before the end, by index
 	for _, e := range toolsieve.NewParser(opt).Feed([]byte(v.Content)) {
 		if e.Type == toolsieve.ToolCallStart {
-			started[e.Index] = true
+			started[e.Index] = e.Name
 		}
 	}
 	seg := ""
-	for _, e := range toolsieve.Parse([]byte(v.Content), opt) {
+	pevs := toolsieve.Parse([]byte(v.Content), opt)
+	if opt.StreamCalls && !v.Natural {
+		// A call that started to stream and then was given back as text
+		// (the end cut its last value): the cut ends it as it went out.
+		back := maps.Clone(started)
+		for _, e := range pevs {
+			if e.Type == toolsieve.ToolCall {
+				delete(back, e.Index)
+			}
+		}
+		for _, name := range back {
+			v.Truncated++
+			v.CutName = name
+		}
+	}
+	for _, e := range pevs {
 		switch e.Type {
 		case toolsieve.Text:
 			v.Text += string(e.Text)
@@ -150,7 +166,7 @@ func ExpectCut(evs []StreamEvent, k int, opt toolsieve.Options) CutView {
 		case toolsieve.ToolCall:
 			if e.HasRepair("closed_at_eof") && !v.Natural {
 				v.Truncated++
-				if opt.StreamCalls && started[e.Index] {
+				if _, ok := started[e.Index]; opt.StreamCalls && ok {
 					v.CutName = e.Name
 					continue
 				}

@@ -142,15 +142,17 @@ func TestRewritePolicyBadFile(t *testing.T) {
 	assert.Contains(t, stderr, `toolsieve rewrite: --policy: policy: default: mode "paranoid"`)
 }
 
-// TestRewriteCutByTheLimit: the issue's answer, whole and streamed: its
-// content ends inside <parameter name="path">/home/us and the token limit
-// ended it (finish_reason length, stop_reason max_tokens, an incomplete
-// response). rewrite makes no call of it (its markup stays text, the
-// finish reason as the upstream gave it) and says so; with the model's own
-// end (stop) the call is recovered. A stream that ends before its finish
-// marker is cut too: a warning, exit status 0.
+// TestRewriteCutByTheLimit: an answer, whole and streamed, whose content
+// ends inside a call after its last value (<parameter name="path">/home/user/tmp</parameter>)
+// and the token limit ended it (finish_reason length, stop_reason
+// max_tokens, an incomplete response). rewrite makes no call of it (its
+// markup stays text, the finish reason as the upstream gave it) and says
+// so; with the model's own end (stop) the call is recovered. A stream that
+// ends before its finish marker is cut too: a warning, exit status 0. The
+// issue's answer, cut inside the value (/home/us), is no call even with
+// the model's own end.
 func TestRewriteCutByTheLimit(t *testing.T) {
-	const content = "Removing it.\n<function_calls>\n<invoke name=\"delete_path\">\n<parameter name=\"path\">/home/us"
+	const content = "Removing it.\n<function_calls>\n<invoke name=\"delete_path\">\n<parameter name=\"path\">/home/user/tmp</parameter>\n"
 	pieces := chattest.SplitContent(rand.New(rand.NewPCG(5, 5)), content, 7, false)
 	for _, tc := range []struct {
 		name   string
@@ -208,6 +210,12 @@ func TestRewriteCutByTheLimit(t *testing.T) {
 	code, stdout, _ := runCmd(t, bytes.NewReader(chattest.OpenAIDoc(content)), "rewrite")
 	require.Equal(t, exitOK, code)
 	require.Len(t, chattest.AccumulateDoc(t, chat.APIOpenAI, []byte(stdout)).Calls, 1)
+	const inValue = "Removing it.\n<function_calls>\n<invoke name=\"delete_path\">\n<parameter name=\"path\">/home/us"
+	code, stdout, _ = runCmd(t, bytes.NewReader(chattest.OpenAIDoc(inValue)), "rewrite")
+	require.Equal(t, exitOK, code)
+	got := chattest.AccumulateDoc(t, chat.APIOpenAI, []byte(stdout))
+	require.Empty(t, got.Calls)
+	require.Equal(t, inValue, got.Text)
 	// No finish marker at all.
 	stream := chattest.OpenAIStream(pieces)
 	stream = stream[:bytes.Index(stream, []byte(`{"index":0,"delta":{},`))-len(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[`)]
