@@ -41,49 +41,49 @@ func TestOpeners(t *testing.T) {
 		cands    []string
 		variants []string
 	}{
-		{`<function_calls>`, rBlockOpen, []string{Anthropic, DSML, OLMo3}, nil},
-		{`<｜DSML｜tool_calls>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, []string{Anthropic, Hunyuan, HyV3, HyV4, MiniMaxM1}},
-		{`<｜DSML｜toolcall>`, rBlockOpen, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}, []string{DSML, MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}},
-		{`<｜DSML｜tool_call>`, rBlockOpen, []string{DSML, MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, HermesPythonic, TeleChat4, Granite, StepAudio2, GLM53Flash}, []string{DSML, MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, HermesPythonic, TeleChat4, Granite, StepAudio2, GLM53Flash}},
-		{`<toolscall>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil}, // an alias: the token is a variant
-		{`<tool_calls:opensource>`, rBlockOpen, []string{Anthropic, DSML, Hunyuan, HyV3, HyV4, MiniMaxM1}, nil},
-		{`<TOOLCALL>`, rBlockOpen, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4, Nemotron}, []string{MiniMax, Qwen3Coder, Hermes, GLM, TeleChat4}},
-		{`<|START_ACTION|>`, rBlockOpen, []string{Cohere}, nil},
-		{`<invoke name="f">`, rCallOpen, []string{Anthropic, DSML}, nil},
+		{`<function_calls>`, rBlockOpen, []string{anthropic, dsmlDialect, olmo3}, nil},
+		{`<｜DSML｜tool_calls>`, rBlockOpen, []string{anthropic, dsmlDialect, hunyuan, hyV3, hyV4, miniMaxM1}, []string{anthropic, hunyuan, hyV3, hyV4, miniMaxM1}},
+		{`<｜DSML｜toolcall>`, rBlockOpen, []string{dsmlDialect, miniMax, qwen3Coder, hermes, glm, teleChat4, nemotron}, []string{dsmlDialect, miniMax, qwen3Coder, hermes, glm, teleChat4, nemotron}},
+		{`<｜DSML｜tool_call>`, rBlockOpen, []string{dsmlDialect, miniMax, miniMaxM3, qwen3Coder, hermes, glm, hermesPythonic, teleChat4, granite, stepAudio2, glm53Flash}, []string{dsmlDialect, miniMax, miniMaxM3, qwen3Coder, hermes, glm, hermesPythonic, teleChat4, granite, stepAudio2, glm53Flash}},
+		{`<toolscall>`, rBlockOpen, []string{anthropic, dsmlDialect, hunyuan, hyV3, hyV4, miniMaxM1}, nil}, // an alias: the token is a variant
+		{`<tool_calls:opensource>`, rBlockOpen, []string{anthropic, dsmlDialect, hunyuan, hyV3, hyV4, miniMaxM1}, nil},
+		{`<TOOLCALL>`, rBlockOpen, []string{miniMax, qwen3Coder, hermes, glm, teleChat4, nemotron}, []string{miniMax, qwen3Coder, hermes, glm, teleChat4}},
+		{`<|START_ACTION|>`, rBlockOpen, []string{cohere}, nil},
+		{`<invoke name="f">`, rCallOpen, []string{anthropic, dsmlDialect}, nil},
 		{`<invoke>`, rNone, nil, nil}, // a call opener needs its name
-		{`<tool_call>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, HermesPythonic, TeleChat4, Granite, StepAudio2, GLM53Flash}, []string{MiniMax, MiniMaxM3}},
-		{`<minimax:tool_call>`, rBlockOpen, []string{MiniMax}, nil},
-		{`<seed:tool_call>`, rBlockOpen, []string{SeedOSS}, nil},
-		{`<other:tool_call>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, HermesPythonic, TeleChat4, Granite, StepAudio2, GLM53Flash}, []string{MiniMax, MiniMaxM3}},
-		{`<|tool_call|>`, rBlockOpen, []string{Granite}, nil},
-		{`<|message_sep|>`, rBlockOpen, []string{GigaChat3}, nil},
-		{`<tool_use>`, rBlockOpen, []string{Hermes}, nil},
-		{`<function=f>`, rCallOpen, []string{Qwen3Coder, FunctionaryV31}, nil},
-		{`<invoke_tool_call>`, rBlockOpen, []string{InvokeToolCall}, nil},
-		{`<｜tool▁calls▁begin｜>`, rBlockOpen, []string{DeepSeekV3, DeepSeekV31, Step3}, nil},
-		{`<｜tool_calls_begin｜>`, rBlockOpen, []string{DeepSeekV3, DeepSeekV31, Step3}, nil},
-		{`<|tool_calls_section_begin|>`, rBlockOpen, []string{KimiK2}, nil},
-		{`<|tool_call_begin|>`, rCallOpen, []string{DeepSeekV3, DeepSeekV31, KimiK2, Step3}, nil},
-		{`<|open|>tools<|sep|>`, rBlockOpen, []string{KimiK3}, nil},
-		{`<|open|>call tool="f" index="1"<|sep|>`, rCallOpen, []string{KimiK3}, nil},
+		{`<tool_call>`, rBlockOpen, []string{miniMax, miniMaxM3, qwen3Coder, hermes, glm, hermesPythonic, teleChat4, granite, stepAudio2, glm53Flash}, []string{miniMax, miniMaxM3}},
+		{`<minimax:tool_call>`, rBlockOpen, []string{miniMax}, nil},
+		{`<seed:tool_call>`, rBlockOpen, []string{seedOSS}, nil},
+		{`<other:tool_call>`, rBlockOpen, []string{miniMax, miniMaxM3, qwen3Coder, hermes, glm, hermesPythonic, teleChat4, granite, stepAudio2, glm53Flash}, []string{miniMax, miniMaxM3}},
+		{`<|tool_call|>`, rBlockOpen, []string{granite}, nil},
+		{`<|message_sep|>`, rBlockOpen, []string{gigaChat3}, nil},
+		{`<tool_use>`, rBlockOpen, []string{hermes}, nil},
+		{`<function=f>`, rCallOpen, []string{qwen3Coder, functionaryV31}, nil},
+		{`<invoke_tool_call>`, rBlockOpen, []string{invokeToolCall}, nil},
+		{`<｜tool▁calls▁begin｜>`, rBlockOpen, []string{deepSeekV3, deepSeekV31, step3}, nil},
+		{`<｜tool_calls_begin｜>`, rBlockOpen, []string{deepSeekV3, deepSeekV31, step3}, nil},
+		{`<|tool_calls_section_begin|>`, rBlockOpen, []string{kimiK2}, nil},
+		{`<|tool_call_begin|>`, rCallOpen, []string{deepSeekV3, deepSeekV31, kimiK2, step3}, nil},
+		{`<|open|>tools<|sep|>`, rBlockOpen, []string{kimiK3}, nil},
+		{`<|open|>call tool="f" index="1"<|sep|>`, rCallOpen, []string{kimiK3}, nil},
 		{`<|open|>call<|sep|>`, rNone, nil, nil}, // a call opener needs its tool
-		{`<function name="f">`, rCallOpen, []string{MiniCPM5}, nil},
-		{`<functionname="f">`, rCallOpen, []string{MiniCPM5}, nil},
-		{`[TOOL_CALLS]`, rBlockOpen, []string{Mistral}, nil},
-		{`<|python_tag|>`, rBlockOpen, []string{Llama3, Llama3Builtin}, nil},
-		{`<|channel|>`, rBlockOpen, []string{Harmony}, nil},
-		{`<]minimax[>[<tool_call>`, rBlockOpen, []string{MiniMaxM3}, nil},
-		{`<]minimax[>[<invoke name="f">`, rCallOpen, []string{MiniMaxM3}, nil},
-		{`<｜GCML｜tool_calls>`, rBlockOpen, []string{GigaChat35}, nil},
-		{`<ifm|tool_calls>`, rBlockOpen, []string{K2Horizon}, nil},
-		{`<ifm|tool_call>`, rCallOpen, []string{K2Horizon}, nil},
-		{`<tool_call:opensource>`, rBlockOpen, []string{MiniMax, MiniMaxM3, Qwen3Coder, Hermes, GLM, HermesPythonic, TeleChat4, Granite, StepAudio2, GLM53Flash}, []string{MiniMax, MiniMaxM3}},
-		{`<|tool_call_start|>`, rBlockOpen, []string{LFM2, LFM2JSON, MiniCPM3}, nil},
-		{`<|tool_call:start|>`, rBlockOpen, []string{SolarOpen2}, nil},
-		{`<|message_model|>`, rBlockOpen, []string{Inkling}, nil},
-		{`<|content_invoke_tool_json|>`, rBlockOpen, []string{Inkling}, nil},
-		{`<|plamo:begin_tool_requests:plamo|>`, rBlockOpen, []string{Plamo3}, nil},
-		{`<|plamo:begin_tool_request:plamo|>`, rCallOpen, []string{Plamo3}, nil},
+		{`<function name="f">`, rCallOpen, []string{miniCPM5}, nil},
+		{`<functionname="f">`, rCallOpen, []string{miniCPM5}, nil},
+		{`[TOOL_CALLS]`, rBlockOpen, []string{mistral}, nil},
+		{`<|python_tag|>`, rBlockOpen, []string{llama3, llama3Builtin}, nil},
+		{`<|channel|>`, rBlockOpen, []string{harmonyDialect}, nil},
+		{`<]minimax[>[<tool_call>`, rBlockOpen, []string{miniMaxM3}, nil},
+		{`<]minimax[>[<invoke name="f">`, rCallOpen, []string{miniMaxM3}, nil},
+		{`<｜GCML｜tool_calls>`, rBlockOpen, []string{gigaChat35}, nil},
+		{`<ifm|tool_calls>`, rBlockOpen, []string{k2Horizon}, nil},
+		{`<ifm|tool_call>`, rCallOpen, []string{k2Horizon}, nil},
+		{`<tool_call:opensource>`, rBlockOpen, []string{miniMax, miniMaxM3, qwen3Coder, hermes, glm, hermesPythonic, teleChat4, granite, stepAudio2, glm53Flash}, []string{miniMax, miniMaxM3}},
+		{`<|tool_call_start|>`, rBlockOpen, []string{lfm2, lfm2JSON, miniCPM3}, nil},
+		{`<|tool_call:start|>`, rBlockOpen, []string{solarOpen2}, nil},
+		{`<|message_model|>`, rBlockOpen, []string{inkling}, nil},
+		{`<|content_invoke_tool_json|>`, rBlockOpen, []string{inkling}, nil},
+		{`<|plamo:begin_tool_requests:plamo|>`, rBlockOpen, []string{plamo3}, nil},
+		{`<|plamo:begin_tool_request:plamo|>`, rCallOpen, []string{plamo3}, nil},
 		{`<p>`, rNone, nil, nil},
 	}
 	for _, tt := range tests {
@@ -106,7 +106,7 @@ func TestChoose(t *testing.T) {
 		}
 		return s
 	}
-	toolCall := set(MiniMax, Qwen3Coder, Hermes, GLM)
+	toolCall := set(miniMax, qwen3Coder, hermes, glm)
 	tests := []struct {
 		name  string
 		cands dset
@@ -115,14 +115,14 @@ func TestChoose(t *testing.T) {
 		sh    shape
 		want  string
 	}{
-		{"tool_call holding a function", toolCall, lexer.Function, false, shNone, Qwen3Coder},
-		{"tool_call holding an invoke", toolCall, lexer.Invoke, false, shNone, MiniMax},
-		{"tool_call holding JSON", toolCall, lexer.Unknown, false, shEnvelope, Hermes},
-		{"tool_call holding a bare name", toolCall, lexer.Unknown, false, shKV, GLM},
-		{"plain invoke", set(Anthropic, DSML), lexer.Invoke, false, shNone, Anthropic},
-		{"DSML invoke", set(Anthropic, DSML), lexer.Invoke, true, shNone, DSML},
-		{"invoke in deepseek tokens", set(DeepSeekV3, DeepSeekV31, KimiK2, Step3), lexer.Invoke, false, shXML, Step3},
-		{"no fit", set(Anthropic, DSML), lexer.Function, false, shNone, ""},
+		{"tool_call holding a function", toolCall, lexer.Function, false, shNone, qwen3Coder},
+		{"tool_call holding an invoke", toolCall, lexer.Invoke, false, shNone, miniMax},
+		{"tool_call holding JSON", toolCall, lexer.Unknown, false, shEnvelope, hermes},
+		{"tool_call holding a bare name", toolCall, lexer.Unknown, false, shKV, glm},
+		{"plain invoke", set(anthropic, dsmlDialect), lexer.Invoke, false, shNone, anthropic},
+		{"DSML invoke", set(anthropic, dsmlDialect), lexer.Invoke, true, shNone, dsmlDialect},
+		{"invoke in deepseek tokens", set(deepSeekV3, deepSeekV31, kimiK2, step3), lexer.Invoke, false, shXML, step3},
+		{"no fit", set(anthropic, dsmlDialect), lexer.Function, false, shNone, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,8 +137,8 @@ func TestChoose(t *testing.T) {
 
 // TestTokenRoles: special tokens mean what the unit's dialects say.
 func TestTokenRoles(t *testing.T) {
-	deepseek, _ := lookup(DeepSeekV31)
-	harmony, _ := lookup(Harmony)
+	deepseek, _ := lookup(deepSeekV31)
+	harmony, _ := lookup(harmonyDialect)
 	assert.Equal(t, rSep, tokenRoleOf(specSet(deepseek), lexer.ToolSep))
 	assert.Equal(t, rCallClose, tokenRoleOf(specSet(deepseek), lexer.ToolCallEnd))
 	assert.Equal(t, rBlockClose, tokenRoleOf(specSet(deepseek), lexer.SectionEnd))
@@ -222,7 +222,7 @@ func TestArgumentStyles(t *testing.T) {
 // its end and passed on as text, closers included.
 func TestMutedDialect(t *testing.T) {
 	rec := &recorder{}
-	m := New(Options{Dialects: map[string]bool{Hermes: true}}, rec)
+	m := New(Options{Dialects: map[string]bool{hermes: true}}, rec)
 	in := "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call> after"
 	m.Write([]byte(in))
 	m.Close()

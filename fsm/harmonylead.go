@@ -65,7 +65,7 @@ func (m *Machine) releaseLead() {
 // <|message|> after `to=NAME` makes the two a harmony message's header. It
 // reports whether it did.
 func (m *Machine) leadHeader(t *lexer.Token) bool {
-	s, _ := lookup(Harmony)
+	s, _ := lookup(harmonyDialect)
 	if t.Marker != lexer.HarmonyMessage || leadPhase(m.held) < 3 || m.code != codeNone {
 		return false
 	}

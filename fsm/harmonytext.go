@@ -73,7 +73,7 @@ func (m *Machine) harmonyRecipient() bool {
 	if a := bytes.TrimSpace(m.call.args); len(a) == 0 || a[0] != '{' {
 		return false
 	}
-	if s, ok := lookup(Harmony); ok && m.ix.on&specSet(s) != 0 {
+	if s, ok := lookup(harmonyDialect); ok && m.ix.on&specSet(s) != 0 {
 		m.call.spec = s
 	} else {
 		return false // harmony is off: its headers are not read
@@ -106,7 +106,7 @@ type headerSink struct {
 // harmony header can name a call.
 func (m *Machine) watchHeaders() {
 	ts, ok := m.sink.(tailSink)
-	if h, _ := lookup(Harmony); !ok || !m.ix.on.has(int(h.id)) {
+	if h, _ := lookup(harmonyDialect); !ok || !m.ix.on.has(int(h.id)) {
 		return
 	}
 	m.hdrSink = &headerSink{Sink: ts.Sink}
@@ -209,7 +209,7 @@ func (s *headerSink) release() {
 }
 
 func (s *headerSink) Call(c *Call) {
-	if s.full && c.Dialect == Harmony && c.Repairs&RMissingOpener != 0 {
+	if s.full && c.Dialect == harmonyDialect && c.Repairs&RMissingOpener != 0 {
 		raw := append(append(make([]byte, 0, len(s.held)+len(c.Raw)), s.held...), c.Raw...)
 		c.Offset -= int64(len(s.held))
 		c.Raw = raw

@@ -414,7 +414,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.fresh = m.opt.nameLine() != nil
 	m.watchProse()
 	m.watchHeaders()
-	if h, _ := lookup(Harmony); m.ix.on.has(int(h.id)) {
+	if h, _ := lookup(harmonyDialect); m.ix.on.has(int(h.id)) {
 		m.wl = wlHeader // the stream may start with a harmony header without its <|start|> (harmonylead.go)
 	}
 	m.plain = false // the first Write makes the guard (guard.go)

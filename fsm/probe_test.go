@@ -17,7 +17,7 @@ func TestTextOpeners(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"json {", "xlam [", "pythonic [", "phi4_mini functools[", "tgi {", "functionary_v32 >>>", "rwkv **Tool Call:**"}, all)
-	assert.Equal(t, []string{JSON, XLAM, Phi4Mini, TGI}, fenced)
+	assert.Equal(t, []string{jsonDialect, xlam, phi4Mini, tgi}, fenced)
 	assert.Equal(t, []int{3}, pt.words)
 	assert.Equal(t, len("functools"), pt.word)
 	assert.Equal(t, []int{5, 6}, pt.syms)
@@ -56,7 +56,7 @@ func TestProbeSteps(t *testing.T) {
 // enabled, nothing is held back.
 func TestProbeOff(t *testing.T) {
 	declared := func(name []byte) bool { return true }
-	for _, opt := range []Options{{}, {Declared: declared, Dialects: map[string]bool{Hermes: true}}} {
+	for _, opt := range []Options{{}, {Declared: declared, Dialects: map[string]bool{hermes: true}}} {
 		rec := &recorder{}
 		m := New(opt, rec)
 		m.Write([]byte("x func"))

@@ -174,23 +174,23 @@ var tokenHeader = header{
 		m.call.hdr.sep = true
 		switch {
 		case t.Marker == lexer.ArgumentBegin || bytes.HasPrefix(header, []byte("functions.")):
-			m.decideNamed(KimiK2)
+			m.decideNamed(kimiK2)
 			m.kimiName(header)
 		case string(header) == "function":
-			m.decideNamed(DeepSeekV3)
+			m.decideNamed(deepSeekV3)
 		default:
-			m.decideNamed(DeepSeekV31)
+			m.decideNamed(deepSeekV31)
 			m.setName(header)
 		}
 	},
 	bare: func(m *Machine, end int) { // <｜tool▁call▁begin｜>NAME<｜tool▁call▁end｜>
 		header := bytes.TrimSpace(m.looseText(end))
 		if bytes.HasPrefix(header, []byte("functions.")) {
-			m.decideNamed(KimiK2)
+			m.decideNamed(kimiK2)
 			m.kimiName(header)
 			return
 		}
-		m.decideNamed(DeepSeekV31)
+		m.decideNamed(deepSeekV31)
 		m.call.name = m.keepName(header)
 	},
 }
@@ -215,7 +215,7 @@ var mistralHeader = header{
 // hunyuanHeader reads Hunyuan's call header: the name up to <tool_sep>
 // (hy_v3), or, without one, up to the first <arg_key> or the call's closer
 // (hy_v4).
-var hunyuanHeader = kvNameHeader(HyV3, HyV4)
+var hunyuanHeader = kvNameHeader(hyV3, hyV4)
 
 // kvHeader reads the name of a key/value call written in a call element:
 // the loose text before its first key element or its closer (k2_horizon,
