@@ -82,9 +82,10 @@ func splitEvents(stream []byte) [][]byte {
 	return evs
 }
 
-// costRoutes starts the three routes to upstream u: direct, through a bare
-// ReverseProxy that flushes at once, and through the toolsieve proxy.
-func costRoutes(tb testing.TB, u http.Handler) (names, urls []string, closeAll func()) {
+// costRoutes starts the three routes to upstream u (routeNames): direct,
+// through a bare ReverseProxy that flushes at once, and through the
+// toolsieve proxy.
+func costRoutes(tb testing.TB, u http.Handler) (urls []string, closeAll func()) {
 	tb.Helper()
 	us := httptest.NewServer(u)
 	target, _ := url.Parse(us.URL)
@@ -96,7 +97,7 @@ func costRoutes(tb testing.TB, u http.Handler) (names, urls []string, closeAll f
 	p := sievehttp.NewProxy(target, toolsieve.Options{})
 	p.Logger = slog.New(slog.DiscardHandler)
 	ps := httptest.NewServer(p)
-	return []string{"direct", "reverseproxy", "toolsieve"}, []string{us.URL, rs.URL, ps.URL}, func() {
+	return []string{us.URL, rs.URL, ps.URL}, func() {
 		ps.Close()
 		rs.Close()
 		us.Close()
@@ -167,7 +168,7 @@ func (pc proxyCosts) ttfbOver() time.Duration { return pc.ttfb[2] - pc.ttfb[1] }
 // BenchmarkProxyCost).
 func proxyCost(tb testing.TB, answers int) proxyCosts {
 	u := &eventUpstream{events: splitEvents(chattest.SeqOpenAIStream(chattest.Deltas(1, 600, 64))), pause: time.Millisecond}
-	_, urls, closeAll := costRoutes(tb, u)
+	urls, closeAll := costRoutes(tb, u)
 	defer closeAll()
 	tr := &http.Transport{MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
@@ -225,7 +226,7 @@ func proxyStreamMemory(tb testing.TB) (per [3]float64) {
 	events := splitEvents(chattest.SeqOpenAIStream(chattest.Deltas(1, 600, 64)))
 	for i := range per {
 		u := &eventUpstream{events: events, hold: make(chan struct{}), pause: 5 * time.Millisecond}
-		_, urls, closeAll := costRoutes(tb, u)
+		urls, closeAll := costRoutes(tb, u)
 		tr := &http.Transport{MaxIdleConnsPerHost: streams}
 		c := &http.Client{Transport: tr}
 		idle := inUse()
@@ -272,7 +273,7 @@ func inUse() int64 {
 // the toolsieve proxy its calls come out as native tool calls.
 func TestProxyCostStream(t *testing.T) {
 	u := &eventUpstream{events: splitEvents(chattest.SeqOpenAIStream(chattest.Deltas(1, 600, 64)))}
-	_, urls, closeAll := costRoutes(t, u)
+	urls, closeAll := costRoutes(t, u)
 	defer closeAll()
 	resp, err := http.Post(urls[2]+"/v1/chat/completions", "application/json", strings.NewReader(costRequest))
 	if err != nil {

@@ -169,11 +169,7 @@ func (m *Machine) envelopeFit(members map[string]json.RawMessage) (string, []byt
 			if len(args) == 0 || args[0] != '{' {
 				continue
 			}
-			var inner map[string]json.RawMessage
-			if json.Unmarshal(args, &inner) != nil || schemaLike(inner) {
-				return "", nil, false
-			}
-			return name, args, m.opt.FitsTool([]byte(name), keysOf(inner))
+			return name, args, m.objectFits([]byte(name), args)
 		}
 		if !slices.Contains(envFlatKeys, nk) {
 			continue
@@ -191,6 +187,16 @@ func (m *Machine) envelopeFit(members map[string]json.RawMessage) (string, []byt
 		return name, args, m.opt.FitsTool([]byte(name), keysOf(rest))
 	}
 	return "", nil, false
+}
+
+// objectFits reports whether args, a JSON object, is arguments of the
+// declared tool name: not a JSON schema, and keys that fit the tool's.
+func (m *Machine) objectFits(name, args []byte) bool {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(args, &members) != nil || members == nil || schemaLike(members) {
+		return false
+	}
+	return m.opt.FitsTool(name, keysOf(members))
 }
 
 func keysOf(members map[string]json.RawMessage) []string {

@@ -38,11 +38,8 @@ func (m *Machine) toolAttr(t *lexer.Token) []byte {
 		return nil
 	}
 	for _, a := range t.Attrs {
-		if n := len(a.Key); n != 4 && n != 9 {
-			continue
-		}
 		for _, k := range toolAttrKeys {
-			if equalFold(a.Key, k) {
+			if len(a.Key) == len(k) && equalFold(a.Key, k) {
 				if m.opt.Declared(a.Val) {
 					return a.Val
 				}

@@ -2,7 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/toolsieve/toolsieve/fsm/jsonscan"
 	"github.com/toolsieve/toolsieve/lexer"
@@ -728,8 +727,6 @@ func (m *Machine) repairJSON(b []byte) []byte {
 	return out
 }
 
-var xmlEntities = strings.NewReplacer("&quot;", `"`, "&apos;", "'", "&#39;", "'", "&lt;", "<", "&gt;", ">", "&amp;", "&")
-
 // decodeAttrJSON undoes the quoting of JSON written in an attribute:
 // `{\"a\": 1}` or `{&quot;a&quot;: 1}`. Only the quotes were escaped for
 // the attribute; other escapes belong to the JSON.
@@ -738,7 +735,7 @@ func decodeAttrJSON(v []byte) []byte {
 		v = bytes.ReplaceAll(v, []byte(`\"`), []byte(`"`))
 	}
 	if bytes.IndexByte(v, '&') >= 0 {
-		return []byte(xmlEntities.Replace(string(v)))
+		return appendDecoded(nil, v) // entities.go
 	}
 	return v
 }

@@ -33,6 +33,23 @@ func entityAt(v []byte) (xmlEntity, bool) {
 	return xmlEntity{}, false
 }
 
+// appendDecoded appends v to dst with each entity of xmlEntityList
+// replaced by the byte it stands for; other bytes as they are.
+func appendDecoded(dst, v []byte) []byte {
+	for {
+		i := bytes.IndexByte(v, '&')
+		if i < 0 {
+			return append(dst, v...)
+		}
+		dst, v = append(dst, v[:i]...), v[i:]
+		if e, ok := entityAt(v); ok {
+			dst, v = append(dst, e.b), v[len(e.name):]
+		} else {
+			dst, v = append(dst, '&'), v[1:]
+		}
+	}
+}
+
 // escapedXML reports whether v holds an entity and was escaped throughout:
 // no raw '<' or '>', every '&' an entity.
 func escapedXML(v []byte) bool {
@@ -60,15 +77,7 @@ func (m *Machine) decodeEntities(p *pspan) {
 		return
 	}
 	a := len(m.names)
-	for len(v) > 0 {
-		if e, ok := entityAt(v); ok {
-			m.names = append(m.names, e.b)
-			v = v[len(e.name):]
-			continue
-		}
-		m.names = append(m.names, v[0])
-		v = v[1:]
-	}
+	m.names = appendDecoded(m.names, v)
 	p.val, p.inNames = span{a, len(m.names)}, true
 }
 

@@ -1,7 +1,6 @@
 package fsm
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -12,43 +11,26 @@ import (
 // loop is held, and released with the byte that shows it is not one.
 func TestLoopSteps(t *testing.T) {
 	qcall := "<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>\n"
-	tests := []struct {
-		name   string
-		opt    Options
-		chunks []string
-		want   [][]string // per chunk, then one more entry for Close
-	}{
-		{"an implicitly closed call waits for the closer of the next", Options{},
+	runSteps(t, Options{}, []stepCase{
+		{"an implicitly closed call waits for the closer of the next",
 			[]string{"<function_calls>\n<invoke name=\"a\">\n<parameter name=\"x\">1</parameter>\n",
 				"<invoke name=\"b\">\n<parameter name=\"x\">2</parameter>\n</invoke", ">", "\n</function_calls>"},
 			[][]string{{`start a`}, {}, {`call a x="1" [missing_closer]`, `start b`, `call b x="2" []`}, {`discard block_markup`}, nil}},
-		{"an identical repeat waits for the first byte of other text", Options{},
+		{"an identical repeat waits for the first byte of other text",
 			[]string{qcall, qcall, " ", "D", "one."},
 			[][]string{{`start f`, `call f x="1" []`, `discard block_markup`, `text "\n"`}, {`start f`}, {},
 				{`call f x="1" []`, `discard block_markup`, `text "\n "`, `text "D"`}, {`text "one."`}, nil}},
-		{"an identical repeat waits for the end of input", Options{},
+		{"an identical repeat waits for the end of input",
 			[]string{qcall, qcall},
 			[][]string{{`start f`, `call f x="1" []`, `discard block_markup`, `text "\n"`}, {`start f`},
 				{`call f x="1" []`, `discard block_markup`, `text "\n"`}}},
-		{"the repeat over the limit takes the held ones into the runaway", Options{Runaway: RunawayLimits{RepeatedCalls: 2}},
+	})
+	runSteps(t, Options{Runaway: RunawayLimits{RepeatedCalls: 2}}, []stepCase{
+		{"the repeat over the limit takes the held ones into the runaway",
 			[]string{qcall, qcall, qcall},
 			[][]string{{`start f`, `call f x="1" []`, `discard block_markup`, `text "\n"`}, {`start f`},
 				{`runaway repeated_call`, `discard after_runaway`, `discard after_runaway`, `discard after_runaway`}, nil}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := &recorder{}
-			m := New(tc.opt, rec)
-			for i, c := range tc.chunks {
-				rec.got = nil
-				m.Write([]byte(c))
-				assert.Equal(t, fmt.Sprint(tc.want[i]), fmt.Sprint(rec.got), "after chunk %d %q", i, c)
-			}
-			rec.got = nil
-			m.Close()
-			assert.Equal(t, fmt.Sprint(tc.want[len(tc.chunks)]), fmt.Sprint(rec.got), "at Close")
-		})
-	}
+	})
 }
 
 // rawRecorder is a recorder that keeps the raw bytes of runaways too.

@@ -2,7 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 )
 
@@ -55,9 +54,5 @@ func (m *Machine) tagJSONFits() bool {
 	if len(a) == 0 || a[0] != '{' {
 		return false
 	}
-	var members map[string]json.RawMessage
-	if json.Unmarshal(a, &members) != nil || schemaLike(members) {
-		return false
-	}
-	return m.opt.FitsTool(m.nameOf(m.call.name), keysOf(members))
+	return m.objectFits(m.nameOf(m.call.name), a) // anchor.go
 }
