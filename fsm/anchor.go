@@ -36,16 +36,7 @@ func (m *Machine) openToolShown(t *lexer.Token) bool {
 	if !m.open(t.Name) {
 		return false
 	}
-	if !t.Has(lexer.LineStart) {
-		return true
-	}
-	if m.tail == nil {
-		return false
-	}
-	if !m.tail.shown && illustrates(m.tail.lastLine()) {
-		m.tail.shown = true
-	}
-	return m.tail.shown
+	return !t.Has(lexer.LineStart) || m.illustrated() // nameelem.go
 }
 
 // illustrationWords introduce an example, not a call, when the line that

@@ -151,6 +151,9 @@ func (m *Machine) closeSegment(end int) {
 		m.applyCorrupt(r, start, end)
 		return
 	}
+	if m.elemNameText(s) { // nameelem.go
+		return
+	}
 	if m.bareInMarkup(start, end) {
 		return
 	}
@@ -773,7 +776,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if m.call.slot == slotProse && m.proseUnfit(end) {
 		return
 	}
-	if m.tagJSONUnfit(end) || m.toolAttrUnfit(end) { // tagjson.go, attrtag.go
+	if m.elemUnfit(end) || m.tagJSONUnfit(end) || m.toolAttrUnfit(end) { // nameelem.go, tagjson.go, attrtag.go
 		return
 	}
 	if inner := decodeTwice(m.call.args); inner != nil { // arguments encoded twice (doubleenc.go)

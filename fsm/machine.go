@@ -220,6 +220,7 @@ type call struct {
 	start   int   // offset of its first byte in m.buf
 	name    span  // in m.names
 	id      span  // in m.names
+	tool    span  // in m.names: the tool a name element's content named (nameelem.go)
 	params  []pspan
 	repairs Repairs
 	args    []byte // JSON arguments, once known

@@ -77,6 +77,9 @@ func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 	if r == rNone && framing[t.Marker] && m.ix.used.has(t.Marker) {
 		return rStrayClose, 0, 0 // <|open|>response<|sep|>: framing, not text
 	}
+	if d := m.nameElemOpens(t); r == rNone && d != 0 { // nameelem.go
+		return rCallOpen, d, 0
+	}
 	return r, cands, variants
 }
 
@@ -114,6 +117,9 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 			return close
 		}
 		return open
+	}
+	if s != nil && s.name == nameTag && t.Marker != lexer.Unknown && closing && m.call.slot >= slotElem && bytes.Equal(t.Name, m.nameOf(m.call.name)) {
+		return rCallClose // a name element's own closer (</function>, nameelem.go)
 	}
 	if s != nil && s.name == nameTag && t.Marker == lexer.Unknown {
 		switch {
@@ -307,6 +313,9 @@ func (m *Machine) openCall(t *lexer.Token, s *Spec, rep Repairs) {
 		name = t.Value
 	case nameTag:
 		name = t.Name
+		if !m.declared(name) {
+			m.call.slot = slotElem // a name element: its content names the tool (nameelem.go)
+		}
 	case nameToolAttr:
 		name = m.toolAttr(t)
 	}
@@ -630,6 +639,7 @@ func (m *Machine) addParam(name, v span, hint Hint) {
 		m.childObject(&p) // childtags.go
 	}
 	m.call.params = append(m.call.params, p)
+	m.elemNamed() // nameelem.go
 }
 
 // paramValue is the value of argument p of the call in progress.
@@ -846,6 +856,9 @@ func (m *Machine) textPending(b []byte) int {
 			m.decide(nil, b, false)
 			return 0
 		}
+		if m.elemNameCloses() { // nameelem.go
+			return 0
+		}
 		p.seg = len(m.buf)
 	}
 	for i, c := range b {
@@ -966,5 +979,8 @@ func unescapeAttrName(b []byte) []byte {
 // childParam reports whether a child element named name is a parameter of
 // the declared tool whose element holds it (tool_tag).
 func (m *Machine) childParam(name []byte) bool {
-	return m.takes(m.nameOf(m.call.name), name)
+	if m.call.slot == slotElem {
+		return m.elemChild(name) // nameelem.go
+	}
+	return m.takes(m.elemTool(), name)
 }

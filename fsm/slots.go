@@ -12,6 +12,8 @@ const (
 	slotLabel      // a harness label line, [Tool Use: NAME] (label.go)
 	slotProse      // prose before a bare arguments object: no name yet (bareargs.go)
 	slotFused      // a name run into its first key: on probation until the value's opener (fusedname.go)
+	slotElem       // a name element (<function>) whose tool is not named yet (nameelem.go)
+	slotElemNamed  // a name element whose content named a declared tool, in call.tool
 )
 
 // A qwen3_coder call without its <function=NAME> opener sometimes names
