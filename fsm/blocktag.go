@@ -15,6 +15,9 @@ import "github.com/toolsieve/toolsieve/lexer"
 // belongs, when t is a declared tool's opening tag. It reports whether it
 // did.
 func (m *Machine) toolTagInBlock(t *lexer.Token) bool {
+	if m.nameElemInBlock(t) { // nameelem.go
+		return true
+	}
 	if t.Kind != lexer.Tag || t.Marker != lexer.Unknown || t.Has(lexer.Closing) || t.Has(lexer.SelfClosing) ||
 		t.Has(lexer.Unclosed) || t.Has(lexer.HalfBar) || m.opt.Declared == nil || !m.opt.Declared(t.Name) {
 		return false

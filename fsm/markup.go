@@ -426,6 +426,9 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		m.call.kv.has = false
 		m.call.loose = -1
 	case rCallClose:
+		if m.elemArgsFollow() { // nameelem.go
+			return
+		}
 		m.note(t)
 		m.openers = 0
 		m.bareHeader(tokStart)

@@ -29,15 +29,46 @@ const nameChild = "name"
 // nameElemOpens returns the dialects that tag t, met in text, opens a name
 // element's call of (tool_tag), or none.
 func (m *Machine) nameElemOpens(t *lexer.Token) dset {
-	d := declTag & m.ix.on
-	if d == 0 || t.Kind != lexer.Tag || t.Flags&(lexer.Closing|lexer.SelfClosing|lexer.Unclosed|lexer.HalfBar|lexer.DSML) != 0 ||
-		len(t.Attrs) > 0 || len(t.Value) > 0 || len(t.NS) > 0 || !t.Has(lexer.LineStart) {
+	if !t.Has(lexer.LineStart) || m.illustrated() {
 		return 0
 	}
-	if !isNameElem(t.Name) || m.declared(t.Name) || m.illustrated() {
+	return m.nameElem(t)
+}
+
+// nameElem returns the dialects (tool_tag) that tag t opens a name
+// element's call of, wherever it stands, or none.
+func (m *Machine) nameElem(t *lexer.Token) dset {
+	d := declTag & m.ix.on
+	if d == 0 || t.Kind != lexer.Tag || t.Flags&(lexer.Closing|lexer.SelfClosing|lexer.Unclosed|lexer.HalfBar|lexer.DSML) != 0 ||
+		len(t.Attrs) > 0 || len(t.Value) > 0 || len(t.NS) > 0 || !isNameElem(t.Name) || m.declared(t.Name) {
 		return 0
 	}
 	return d
+}
+
+// nameElemInBlock opens a name element's call at t, met in a wrapper where
+// a call belongs (`<tool_call>\n<function>NAME</function>\n{..}`). It
+// reports whether it did.
+func (m *Machine) nameElemInBlock(t *lexer.Token) bool {
+	d := m.nameElem(t)
+	if d == 0 {
+		return false
+	}
+	m.openCall(t, d.first(), 0)
+	return true
+}
+
+// elemArgsFollow keeps a name element's call open past the element's
+// closer when the element held only its tool's name and stands in a
+// wrapper: its arguments (a JSON object) may follow, up to the wrapper's
+// closer (`<tool_call>\n<function>NAME</function>\n{..}\n</tool_call>`).
+// It reports whether it did; the closer is markup of the call.
+func (m *Machine) elemArgsFollow() bool {
+	if m.call.slot != slotElemNamed || m.blk.implicit || len(m.call.params) > 0 || m.call.args != nil {
+		return false
+	}
+	m.call.slot = slotElemArgs
+	return true
 }
 
 func isNameElem(name []byte) bool {
@@ -98,7 +129,7 @@ func (m *Machine) elemUnfit(end int) bool {
 	case slotElem:
 		m.unfitAsText(end)
 		return true
-	case slotElemNamed:
+	case slotElemNamed, slotElemArgs:
 	default:
 		return false
 	}
@@ -122,7 +153,7 @@ func (m *Machine) elemUnfit(end int) bool {
 // elemTool is the tool whose arguments the children of the call in
 // progress are: a name element's settled tool, else the call's own name.
 func (m *Machine) elemTool() []byte {
-	if m.call.slot == slotElemNamed {
+	if m.call.slot == slotElemNamed || m.call.slot == slotElemArgs {
 		return m.nameOf(m.call.tool)
 	}
 	return m.nameOf(m.call.name)
