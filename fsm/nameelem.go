@@ -64,10 +64,10 @@ func (m *Machine) nameElemInBlock(t *lexer.Token) bool {
 // closer (`<tool_call>\n<function>NAME</function>\n{..}\n</tool_call>`).
 // It reports whether it did; the closer is markup of the call.
 func (m *Machine) elemArgsFollow() bool {
-	if m.call.slot != slotElemNamed || m.blk.implicit || len(m.call.params) > 0 || m.call.args != nil {
+	if m.call.slot != slotNamed || m.blk.implicit || len(m.call.params) > 0 || m.call.args != nil {
 		return false
 	}
-	m.call.slot = slotElemArgs
+	m.call.slot = slotArgs
 	return true
 }
 
@@ -102,7 +102,7 @@ func (m *Machine) elemNamed() {
 	}
 	m.call.tool = m.keepName(v)
 	m.call.params = m.call.params[:0]
-	m.call.slot = slotElemNamed
+	m.call.slot = slotNamed
 }
 
 // elemNameText settles the tool of a name element from loose text s in its
@@ -117,7 +117,7 @@ func (m *Machine) elemNameText(s []byte) bool {
 		return false
 	}
 	m.call.tool = m.keepName(v)
-	m.call.slot = slotElemNamed
+	m.call.slot = slotNamed
 	return true
 }
 
@@ -129,7 +129,7 @@ func (m *Machine) elemUnfit(end int) bool {
 	case slotElem:
 		m.unfitAsText(end)
 		return true
-	case slotElemNamed, slotElemArgs:
+	case slotNamed, slotArgs:
 	default:
 		return false
 	}
@@ -153,7 +153,7 @@ func (m *Machine) elemUnfit(end int) bool {
 // elemTool is the tool whose arguments the children of the call in
 // progress are: a name element's settled tool, else the call's own name.
 func (m *Machine) elemTool() []byte {
-	if m.call.slot == slotElemNamed || m.call.slot == slotElemArgs {
+	if m.call.slot == slotNamed || m.call.slot == slotArgs {
 		return m.nameOf(m.call.tool)
 	}
 	return m.nameOf(m.call.name)

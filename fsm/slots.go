@@ -13,8 +13,8 @@ const (
 	slotProse      // prose before a bare arguments object: no name yet (bareargs.go)
 	slotFused      // a name run into its first key: on probation until the value's opener (fusedname.go)
 	slotElem       // a name element (<function>) whose tool is not named yet (nameelem.go)
-	slotElemNamed  // a name element whose content named a declared tool, in call.tool
-	slotElemArgs   // a named name element closed in a wrapper: its arguments may follow
+	slotNamed      // a name element whose content named a declared tool, in call.tool
+	slotArgs       // a named name element closed in a wrapper: its arguments may follow
 )
 
 // A qwen3_coder call without its <function=NAME> opener sometimes names
