@@ -2,15 +2,17 @@ package fsm
 
 import "github.com/toolsieve/toolsieve/lexer"
 
-// An element of no dialect's vocabulary may name a declared tool in its
-// tool (or name) attribute and hold the call's arguments as parameter
+// An element that opens no call of a dialect where it stands (one of no
+// dialect's vocabulary, or <tool> outside its wrapper) may name a declared
+// tool in its tool (or name) attribute and hold the call's arguments as parameter
 // elements: `<call_record tool="read">\n<parameter name="path">a</parameter>
 // \n</call_record>` (a harness's own transcript format written back by the
 // model). It is the attr_tag dialect (NeedsTools): the element opens a call
 // when the attribute's value is a declared tool and the element carries no
 // attribute a call dialect never writes (foreignAttr: HTML's
 // `<input name="search" type="text" value="..">`, `<form name=.. action=..>`);
-// the first closing tag at the call's level ends it. The call must hold at
+// the first closing tag at the call's level ends it (a known element's own
+// closer, </tool>, also inside a value whose closer is missing). The call must hold at
 // least one parameter and its keys must fit the tool's schema, else its
 // markup stays text. Like tool_tag, a dialect of declared tools only, its
 // calls carry no repair. Judged whole, they are not streamed (stream.go).
@@ -80,5 +82,22 @@ func (m *Machine) toolAttrUnfit(end int) bool {
 		return false
 	}
 	m.unfitAsText(end) // tagjson.go
+	return true
+}
+
+// toolAttrInBlock opens an attr_tag call at t, met in a wrapper where a
+// call belongs, when t is an element no dialect of the wrapper reads there
+// and its tool attribute names a declared tool (`<tool_calls>\n<tool
+// name="Bash">\n<parameter name=..>`: <tool> where <invoke> belonged). It
+// reports whether it did.
+func (m *Machine) toolAttrInBlock(t *lexer.Token) bool {
+	if t.Kind != lexer.Tag || t.Has(lexer.Closing) || t.Has(lexer.SelfClosing) || m.roleIn(t, lvBlock) != rNone {
+		return false
+	}
+	d := m.toolAttrOpens(t)
+	if d == 0 {
+		return false
+	}
+	m.openCall(t, d.first(), 0)
 	return true
 }

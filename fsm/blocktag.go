@@ -15,7 +15,7 @@ import "github.com/toolsieve/toolsieve/lexer"
 // belongs, when t is a declared tool's opening tag. It reports whether it
 // did.
 func (m *Machine) toolTagInBlock(t *lexer.Token) bool {
-	if m.nameElemInBlock(t) || m.selfClosedTool(t) { // nameelem.go, attrargs.go
+	if m.nameElemInBlock(t) || m.selfClosedTool(t) || m.toolAttrInBlock(t) { // nameelem.go, attrargs.go, attrtag.go
 		return true
 	}
 	if t.Kind != lexer.Tag || t.Marker != lexer.Unknown || t.Has(lexer.Closing) || t.Has(lexer.SelfClosing) ||

@@ -77,8 +77,10 @@ func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 	if r == rNone && framing[t.Marker] && m.ix.used.has(t.Marker) {
 		return rStrayClose, 0, 0 // <|open|>response<|sep|>: framing, not text
 	}
-	if d := m.nameElemOpens(t); r == rNone && d != 0 { // nameelem.go
-		return rCallOpen, d, 0
+	if r == rNone && t.Marker != lexer.Think {
+		if d := m.nameElemOpens(t) | m.toolAttrOpens(t); d != 0 { // nameelem.go, attrtag.go
+			return rCallOpen, d, 0
+		}
 	}
 	return r, cands, variants
 }
@@ -132,7 +134,7 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 		}
 		return rNone
 	}
-	if s != nil && s.name == nameToolAttr && closing && lv == lvCall && t.Marker == lexer.Unknown {
+	if s != nil && s.name == nameToolAttr && closing && t.Marker == m.call.open.marker && (lv == lvCall || lv == lvValue && t.Marker != lexer.Unknown) {
 		return rCallClose // the element's own closer: nothing else closes at this level (attrtag.go)
 	}
 	if s != nil && s.childParams && lv >= lvCall && t.Marker != s.call && t.Marker != s.block {
