@@ -628,7 +628,7 @@ func (q *textQueue) drop(n int) {
 
 // minCompact is the size of dropped events from which a queue that never
 // empties moves its events to the front of its buffer.
-const minCompact = 4 << 10
+const minCompact = 1 << 10
 
 // compact moves the bytes of the queued events to the front of the buffer,
 // so that a queue that never empties (a line's first word is held as the
