@@ -788,7 +788,8 @@ func (r *Rewriter) ExpectEvents() { r.w.events0 = true }
 // Stats reports what the rewriter has done so far.
 func (r *Rewriter) Stats() RewriteStats { return r.w.stats }
 
-// Read implements io.Reader.
+// Read implements io.Reader. With a p of at least 4 KiB it reads the
+// upstream's body into p and needs no buffer of its own.
 func (r *Rewriter) Read(p []byte) (n int, err error) {
 	if r.closed {
 		return 0, ErrRewriterClosed
