@@ -478,6 +478,14 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 			}
 		}
 	}
+	if len(a) == 0 {
+		var held bool
+		if a, held = m.loneArgs(out, []byte(n)); a != nil {
+			m.call.repairs |= RRenamedArgs
+		} else if held {
+			m.markUnread()
+		}
+	}
 	if unreadArgs(a) {
 		m.markUnread()
 	}
