@@ -388,6 +388,8 @@ func (m *Machine) textInValue(b []byte) int {
 		start, rep := len(m.buf)-len(w)-1, RCorruptedCloser
 		if s, ok := bareCloserAt(m.buf, start); ok { // `1/parameter>`: only the '<' is missing
 			start, rep = s, RMissingBracket
+		} else if n := len(m.val.closer.String()); r == rParamClose && len(w) > n {
+			start, rep = len(m.buf)-n-1, RMissingBracket // `Parisparameter>`: the value, then its closer without `</`
 		}
 		if r != rParamClose {
 			rep |= RMissingCloser
