@@ -185,6 +185,8 @@ var tagNames = map[string]markerEntry{
 	"thinking":            {m: Think, alias: true},
 	"longcat_think":       {m: Think},
 	"longcat_tool_call":   {m: LongcatToolCall},
+	"longcat_arg_key":     {m: ArgKey}, // longcat_kv writes glm's key/value elements under its prefix
+	"longcat_arg_value":   {m: ArgValue},
 	"function_call":       {m: FunctionCall},
 	"start_function_call": {m: StartFunctionCall},
 	"end_function_call":   {m: EndFunctionCall},
