@@ -96,7 +96,7 @@ type bareLines struct {
 	cands    dset // the dialects the block opener line may start
 	variants dset
 	open     markerInfo
-	call     int // start in m.buf of the call opener line
+	call     int  // start in m.buf of the call opener line
 	calls    bool // tools are declared: the line may be a call opener (barecall.go)
 }
 
