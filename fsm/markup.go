@@ -375,6 +375,14 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		return
 	}
 	m.kvSibling(t)
+	if m.selfClosingArg(t, tokStart) { // selfclose.go
+		return
+	}
+	if m.misspeltParam(t) { // paramspell.go
+		m.openMisspelt(t, tokStart)
+		return
+	}
+	m.invokeChildren(t) // invokechild.go
 	if s := m.elementIn(t, tokStart); s != nil {
 		m.unwrapCall(t, s, tokStart)
 		return
