@@ -61,6 +61,10 @@ func (m *Machine) textLoose(b []byte) int {
 			}
 			continue
 		}
+		if !m.seg.active && spAt(b, i) { // `▁` before a body (spspace.go)
+			i += len(spSpace) - 1
+			continue
+		}
 		if !m.seg.active {
 			if m.jsonCanStart(c) {
 				if m.add(b[:i]) {
@@ -668,6 +672,9 @@ func (m *Machine) finishJSON() {
 	m.lv = lvCall
 	skip := m.call.done // a value repeated after a complete body
 	out, truncated, repaired := m.json.Finish()
+	if m.json.SentencePiece() { // `▁` for spaces (spspace.go)
+		m.call.repairs |= RMarkerVariant
+	}
 	if !m.json.Done() && !truncated {
 		truncated = true
 	}

@@ -49,7 +49,7 @@ func (m *Machine) collectsLoose() bool {
 func (m *Machine) textLooseCall(b []byte) int {
 	c := &m.call
 	if c.loose < 0 {
-		i := firstNonSpace(b)
+		i := firstNonBlank(b)
 		if i < 0 {
 			m.add(b)
 			return len(b)
