@@ -1000,7 +1000,9 @@ func (s *Scanner) spaceByte(c byte) uint8 {
 	if s.spPos++; int(s.spPos) == len(spBytes) {
 		s.state, s.sp = s.spRet, true
 		s.hiPending = false
-		s.emit([]byte{' '})
+		if s.state != stTop { // leading whitespace is dropped
+			s.emit([]byte{' '})
+		}
 	}
 	return consumed
 }
