@@ -720,6 +720,10 @@ func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 	if m.commandCloses(t, tokStart) {
 		return
 	}
+	if start, ok := m.lostXTMLCloser(t, tokStart); ok { // xtmlcut.go
+		m.expect(rParamClose, start, RMissingBracket)
+		return
+	}
 	r := m.roleIn(t, lvValue)
 	closing := t.Has(lexer.Closing)
 	if m.val.depth > 0 && closing && r == rParamClose && tokStart-m.val.nested > nestGap {

@@ -291,6 +291,9 @@ var xtmlNames = map[string]markerEntry{
 	"response": {m: XResponse},
 	"message":  {m: XMessage},
 	"think":    {m: Think},
+	// `<|open|>toolscall tool="N"`: the wrapper's opener run into the
+	// call's, `<|sep|><|open|>` lost between them: the call's opener.
+	"toolscall": {m: XCall, alias: true},
 }
 
 // MaxNameLen bounds tag and token names; longer names are not markers.
