@@ -96,7 +96,8 @@ type bareLines struct {
 	cands    dset // the dialects the block opener line may start
 	variants dset
 	open     markerInfo
-	call     int // start in m.buf of the call opener line
+	call     int  // start in m.buf of the call opener line
+	calls    bool // tools are declared: the line may be a call opener (barecall.go)
 }
 
 // openerKind is what may start where openerAt found a unit.
@@ -161,8 +162,8 @@ func (m *Machine) mayBeBare(b []byte) bool {
 		m.probe = new(probe)
 	}
 	l := &m.probe.bare
-	l.nw = 0
-	l.rec.Reset(false)
+	l.nw, l.calls = 0, m.opt.Declared != nil
+	l.rec.Reset(true)
 	for _, c := range b {
 		switch l.rec.Step(c) {
 		case lexer.BareDone:
@@ -170,7 +171,7 @@ func (m *Machine) mayBeBare(b []byte) bool {
 		case lexer.BareFail:
 			return false
 		}
-		if l.rec.InName() && !l.nameByte(c) {
+		if l.rec.InName() && !l.nameByte(c) || !l.rec.InName() && !l.attrsOK() {
 			return false
 		}
 	}
@@ -208,8 +209,8 @@ func (m *Machine) startBare() {
 	p := m.probe
 	p.state = pBareBlock
 	p.line = true
-	p.bare.nw = 0
-	p.bare.rec.Reset(false)
+	p.bare.nw, p.bare.calls = 0, m.opt.Declared != nil
+	p.bare.rec.Reset(p.bare.calls)
 }
 
 // nameByte follows the name of a block opener line by one byte c of it,
@@ -241,7 +242,7 @@ func (l *bareLines) nameByte(c byte) bool {
 			return true
 		}
 	}
-	return false
+	return l.calls && callPrefix(w)
 }
 
 // textBare holds the lines of a possible block written without '<'.
@@ -255,7 +256,7 @@ func (m *Machine) textBare(b []byte) int {
 		switch p.state {
 		case pBareBlock, pBareCall:
 			v := p.bare.rec.Step(c)
-			if v == lexer.BareMore && p.state == pBareBlock && p.bare.rec.InName() && !p.bare.nameByte(c) {
+			if v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK()) {
 				v = lexer.BareFail
 			}
 			switch v {
@@ -323,6 +324,9 @@ func (m *Machine) bareBlock() bool {
 		return false
 	}
 	cands, variants, r := m.openersOf(t)
+	if m.bareCallLine(t, cands, r) {
+		return true
+	}
 	if r != rBlockOpen || cands&bareDialects == 0 {
 		return false
 	}

@@ -61,6 +61,10 @@ func (m *Machine) textLoose(b []byte) int {
 			}
 			continue
 		}
+		if !m.seg.active && spAt(b, i) { // `▁` before a body (spspace.go)
+			i += len(spSpace) - 1
+			continue
+		}
 		if !m.seg.active {
 			if m.jsonCanStart(c) {
 				if m.add(b[:i]) {
@@ -391,6 +395,8 @@ func (m *Machine) textInValue(b []byte) int {
 		start, rep := len(m.buf)-len(w)-1, RCorruptedCloser
 		if s, ok := bareCloserAt(m.buf, start); ok { // `1/parameter>`: only the '<' is missing
 			start, rep = s, RMissingBracket
+		} else if n := len(m.val.closer.String()); r == rParamClose && len(w) > n {
+			start, rep = len(m.buf)-n-1, RMissingBracket // `Parisparameter>`: the value, then its closer without `</`
 		}
 		if r != rParamClose {
 			rep |= RMissingCloser
@@ -669,6 +675,9 @@ func (m *Machine) finishJSON() {
 	m.lv = lvCall
 	skip := m.call.done // a value repeated after a complete body
 	out, truncated, repaired := m.json.Finish()
+	if m.json.SentencePiece() { // `▁` for spaces (spspace.go)
+		m.call.repairs |= RMarkerVariant
+	}
 	if !m.json.Done() && !truncated {
 		truncated = true
 	}

@@ -30,6 +30,7 @@ const (
 	hyV4            = "hy_v4"
 	k2Horizon       = "k2_horizon"
 	longcat         = "longcat"
+	longcatKV       = "longcat_kv"
 	internLM2       = "internlm2"
 	gigaChat3       = "gigachat3"
 	gigaChat35      = "gigachat35"

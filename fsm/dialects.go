@@ -376,6 +376,12 @@ var table = []Spec{
 		Example: "<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}\n</longcat_tool_call>",
 		opens:   []opener{{marker: lexer.LongcatToolCall, role: rBlockOpen}},
 		block:   lexer.LongcatToolCall, name: nameEnvelope, json: true, ends: true},
+	// LongCat's later checkpoints write glm's call (the name, then key/value
+	// pairs) in its own element, the pairs' tags prefixed `longcat_`.
+	{Name: longcatKV, Family: "longcat", shape: shKV,
+		Example: "<longcat_tool_call>get_weather\n<longcat_arg_key>city</longcat_arg_key>\n<longcat_arg_value>SF</longcat_arg_value>\n</longcat_tool_call>",
+		opens:   []opener{{marker: lexer.LongcatToolCall, role: rBlockOpen}},
+		block:   lexer.LongcatToolCall, key: lexer.ArgKey, value: lexer.ArgValue, name: nameLoose, json: true},
 	{Name: internLM2, Family: "internlm", shape: shEnvelope,
 		Example: "<|action_start|><|plugin|>\n{\"name\": \"get_weather\", \"parameters\": {\"city\": \"SF\"}}<|action_end|>",
 		opens:   []opener{{marker: lexer.ActionStart, role: rBlockOpen}},

@@ -386,6 +386,14 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 		return
 	}
 	m.kvSibling(t)
+	if m.selfClosingArg(t, tokStart) { // selfclose.go
+		return
+	}
+	if m.misspeltParam(t) { // paramspell.go
+		m.openMisspelt(t, tokStart)
+		return
+	}
+	m.invokeChildren(t) // invokechild.go
 	if s := m.elementIn(t, tokStart); s != nil {
 		m.unwrapCall(t, s, tokStart)
 		return
@@ -725,6 +733,10 @@ func trimRight(b []byte, s span) int {
 
 func (m *Machine) tagInValue(t *lexer.Token, tokStart int) {
 	if m.commandCloses(t, tokStart) {
+		return
+	}
+	if start, ok := m.lostXTMLCloser(t, tokStart); ok { // xtmlcut.go
+		m.expect(rParamClose, start, RMissingBracket)
 		return
 	}
 	r := m.roleIn(t, lvValue)

@@ -49,7 +49,7 @@ func (m *Machine) collectsLoose() bool {
 func (m *Machine) textLooseCall(b []byte) int {
 	c := &m.call
 	if c.loose < 0 {
-		i := firstNonSpace(b)
+		i := firstNonBlank(b)
 		if i < 0 {
 			m.add(b)
 			return len(b)
@@ -476,6 +476,14 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 			if a = m.repairJSON(src); !isBlank(src) && (len(a) == 0 || a[0] != '{' || lostContent(src, a)) {
 				m.markUnread()
 			}
+		}
+	}
+	if len(a) == 0 {
+		var held bool
+		if a, held = m.loneArgs(out, []byte(n)); a != nil {
+			m.call.repairs |= RRenamedArgs
+		} else if held {
+			m.markUnread()
 		}
 	}
 	if unreadArgs(a) {

@@ -45,6 +45,10 @@ const (
 	// taken as meant because the reasoning (or the output) ended right after
 	// it; it went out then, not when its markup ended (thinkcall.go).
 	RInReasoning
+	// RRenamedArgs: a call object held its arguments under a member no
+	// envelope names them with (`"properties": {..}` beside the name), the
+	// one member beside the name (argmember.go).
+	RRenamedArgs
 	numRepairs = iota
 )
 
@@ -53,7 +57,7 @@ var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
-	"missing_bracket", "inferred_call", "fused_name", "in_reasoning",
+	"missing_bracket", "inferred_call", "fused_name", "in_reasoning", "renamed_args",
 }
 
 // Append appends the names of the repairs in r to dst.

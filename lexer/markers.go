@@ -185,6 +185,8 @@ var tagNames = map[string]markerEntry{
 	"thinking":            {m: Think, alias: true},
 	"longcat_think":       {m: Think},
 	"longcat_tool_call":   {m: LongcatToolCall},
+	"longcat_arg_key":     {m: ArgKey}, // longcat_kv writes glm's key/value elements under its prefix
+	"longcat_arg_value":   {m: ArgValue},
 	"function_call":       {m: FunctionCall},
 	"start_function_call": {m: StartFunctionCall},
 	"end_function_call":   {m: EndFunctionCall},
@@ -289,6 +291,9 @@ var xtmlNames = map[string]markerEntry{
 	"response": {m: XResponse},
 	"message":  {m: XMessage},
 	"think":    {m: Think},
+	// `<|open|>toolscall tool="N"`: the wrapper's opener run into the
+	// call's, `<|sep|><|open|>` lost between them: the call's opener.
+	"toolscall": {m: XCall, alias: true},
 }
 
 // MaxNameLen bounds tag and token names; longer names are not markers.

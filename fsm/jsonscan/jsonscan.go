@@ -47,6 +47,7 @@ const (
 	stNumExp                // inside a number's exponent digits
 	stLit                   // inside a literal (true, false, null, True, False, None)
 	stDone                  // the top-level value is complete
+	stSP                    // inside a `▁` (U+2581) written where whitespace belongs (spRet: the state after it)
 )
 
 var stateNames = [...]string{
@@ -72,6 +73,7 @@ var stateNames = [...]string{
 	stNumExp:   "in a number",
 	stLit:      "in a literal",
 	stDone:     "after the value",
+	stSP:       "in a U+2581",
 }
 
 // Results of one step of the state machine on one byte.
@@ -125,6 +127,11 @@ type Scanner struct {
 	repaired  bool
 	finished  bool
 	truncated bool // set by Finish
+	// sp: a `▁` (U+2581, SentencePiece's space) stood where whitespace
+	// belongs; it was read as a space (spRet, spPos: the state after it,
+	// the bytes of it read).
+	sp           bool
+	spRet, spPos uint8
 
 	uval rune // value of the \u escape being read
 
@@ -244,16 +251,29 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 	}
 	i := 0
 	for i < len(p) {
+		if s.state == stSP || p[i] == spLead && (s.state <= stAfter || s.sp && s.state == stStr) {
+			switch s.spaceByte(p[i]) {
+			case consumed:
+				i++
+			case stop:
+				s.failed = true
+				s.err = &SyntaxError{Offset: s.n + i, Byte: p[i], Where: stateNames[stSP]}
+			}
+			if s.failed {
+				break
+			}
+			continue // again: p[i] goes on the string
+		}
 		// Fast paths: copy runs of bytes that do not change the state.
 		switch s.state {
 		case stStr:
 			j := i
-			if s.quote == '"' {
+			if s.quote == '"' && !s.sp {
 				j = jsonspan.SkipPlain(p, j) // eight bytes at a time
 			}
 			for j < len(p) {
 				c := p[j]
-				if c < 0x20 || c == '"' || c == '\\' || c == s.quote {
+				if c < 0x20 || c == '"' || c == '\\' || c == s.quote || c == spLead && s.sp {
 					break
 				}
 				j++
@@ -324,7 +344,7 @@ func (s *Scanner) WriteBody(b []byte) {
 	} else {
 		j = len(b)
 	}
-	if s.state != stStr && s.state != stEsc || s.failed || s.finished || i >= j {
+	if s.state != stStr && s.state != stEsc || s.failed || s.finished || i >= j || s.sp {
 		s.Write(b)
 		return
 	}
@@ -868,6 +888,9 @@ func (s *Scanner) Finish() (out []byte, truncated, repaired bool) {
 	if !s.started {
 		return nil, false, s.repaired
 	}
+	if s.state == stSP { // cut inside a `▁`: what came before it stands
+		s.state = s.spRet
+	}
 	trunc := false
 	switch s.state {
 	case stDone:
@@ -950,3 +973,39 @@ func Repair(b []byte) (out []byte, truncated, repaired bool, ok bool) {
 func (s *Scanner) String() string {
 	return fmt.Sprintf("jsonscan.Scanner{len=%d depth=%d state=%q failed=%v}", s.n, len(s.stack), stateNames[s.state], s.failed)
 }
+
+// spBytes is the UTF-8 encoding of U+2581 (`▁`), SentencePiece's space:
+// some servers pass it through where the model meant a space.
+const spBytes = "\u2581"
+
+const spLead = 0xE2 // spBytes[0]
+
+// spaceByte reads byte c of a `▁` where whitespace belongs, or, once one
+// stood there, in a string; the whole `▁` is written as a space. It
+// returns consumed, stop for a byte that cannot follow where whitespace
+// belongs, or again when, in a string, the bytes were another character:
+// they are written as they came, and c goes on the string.
+func (s *Scanner) spaceByte(c byte) uint8 {
+	if s.state != stSP {
+		s.spRet, s.state, s.spPos = s.state, stSP, 0
+	}
+	if c != spBytes[s.spPos] {
+		s.state = s.spRet
+		if s.spRet != stStr {
+			return stop
+		}
+		s.emit([]byte(spBytes[:s.spPos]))
+		return again
+	}
+	if s.spPos++; int(s.spPos) == len(spBytes) {
+		s.state, s.sp = s.spRet, true
+		s.hiPending = false
+		if s.state != stTop { // leading whitespace is dropped
+			s.emit([]byte{' '})
+		}
+	}
+	return consumed
+}
+
+// SentencePiece reports whether a `▁` stood where whitespace belongs.
+func (s *Scanner) SentencePiece() bool { return s.sp }
