@@ -42,4 +42,3 @@ func trimRight(b []byte, s span) int {
 	}
 	return s.b
 }
-
