@@ -53,6 +53,7 @@ const (
 	ReasonUndeclaredTool  = fsm.ErrorUndeclaredTool
 	ReasonRefused         = fsm.ErrorRefused
 	ReasonTruncated       = fsm.ErrorTruncated
+	ReasonCutAtEOF        = fsm.ErrorCutAtEOF
 )
 
 // RepairNames returns the names of the repairs vocabulary.

@@ -112,6 +112,12 @@ const (
 	// completed. The chat layer reports it; the parser only marks such a
 	// call closed_at_eof.
 	ErrorTruncated
+	// ErrorCutAtEOF: a call the end of the input cut right after its name
+	// or inside an argument value, kept as text (eofcut.go). Whether the
+	// model ended its answer there or the answer was cut is the chat
+	// layer's to tell: it reports the call as truncated when the answer
+	// was cut.
+	ErrorCutAtEOF
 	numReasons
 )
 
@@ -125,6 +131,7 @@ var reasonNames = [numReasons]string{
 	RunawayNestedBlocks: "nested_block_openers", RunawayRepeatedCall: "repeated_call",
 	RunawayStrayClosers: "repeated_stray_closers", RunawayRepetition: "repetition",
 	ErrorUndeclaredTool: "undeclared_tool", ErrorRefused: "refused", ErrorTruncated: "truncated",
+	ErrorCutAtEOF: "cut_at_eof",
 }
 
 func (r Reason) String() string {
