@@ -31,6 +31,7 @@ const (
 	RepairInferredCall      = fsm.RInferredCall
 	RepairFusedName         = fsm.RFusedName
 	RepairInReasoning       = fsm.RInReasoning
+	RepairStrayMarker       = fsm.RStrayMarker
 )
 
 // The reasons that events carry (docs/contract.md).

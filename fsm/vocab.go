@@ -45,6 +45,11 @@ const (
 	// taken as meant because the reasoning (or the output) ended right after
 	// it; it went out then, not when its markup ended (thinkcall.go).
 	RInReasoning
+	// RStrayMarker: a marker left next to the call was taken out of the
+	// text: a wrapper of no dialect on its own line right before it (a
+	// code fence, <use_kimi>, [TOOL_REQUEST]), now in its raw bytes, whose
+	// closer after it is discarded (leftover.go).
+	RStrayMarker
 	numRepairs = iota
 )
 
@@ -53,7 +58,7 @@ var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
-	"missing_bracket", "inferred_call", "fused_name", "in_reasoning",
+	"missing_bracket", "inferred_call", "fused_name", "in_reasoning", "stray_marker",
 }
 
 // Append appends the names of the repairs in r to dst.
