@@ -44,7 +44,8 @@ type leftSink struct {
 	tail    []byte // text held after that call: whitespace and part of closer
 	// m is the machine: a fence line is a lead only when the call came
 	// from the body of the fence it opened (not after a closing one).
-	m *Machine
+	m      *Machine
+	called bool // a call was reported (cutmarker.go)
 }
 
 func newLeftSink(out Sink, m *Machine) *leftSink { return &leftSink{Sink: out, start: true, m: m} }
@@ -199,6 +200,7 @@ func (s *leftSink) CallStart(name []byte) {
 
 func (s *leftSink) Call(c *Call) {
 	if s.nextCall() {
+		s.called = true
 		s.Sink.Call(c) // another call inside the same wrapper
 		return
 	}
@@ -211,7 +213,7 @@ func (s *leftSink) Call(c *Call) {
 	} else {
 		s.release()
 	}
-	s.start = false
+	s.start, s.called = false, true
 	s.Sink.Call(c)
 }
 

@@ -542,6 +542,10 @@ func (m *Machine) close() {
 		if !ok {
 			break
 		}
+		if t.Kind == lexer.Text && m.cutMarker(t) { // cutmarker.go
+			m.dropCut(t.Raw)
+			continue
+		}
 		m.token(t)
 	}
 	m.eof()
