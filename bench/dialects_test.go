@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolsieve/toolsieve"
+	"github.com/toolsieve/toolsieve/internal/cputime"
 )
 
 // The argument styles of the dialects issue 27 added, each as one call
@@ -115,11 +116,11 @@ func BenchmarkStyleScaling(b *testing.B) {
 				b.SetBytes(int64(len(in)))
 				b.ReportAllocs()
 				var t tally
-				cpu := cpuTime()
+				cpu := cputime.Self()
 				for b.Loop() {
 					t = feedFixed(opt, in, 4)
 				}
-				cpu = cpuTime() - cpu
+				cpu = cputime.Self() - cpu
 				if t.calls != 1 || t.runaways != 0 || t.errors != 0 {
 					b.Fatalf("got %d calls, %d runaways, %d errors; want one call", t.calls, t.runaways, t.errors)
 				}

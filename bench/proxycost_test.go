@@ -22,6 +22,7 @@ import (
 
 	"github.com/toolsieve/toolsieve"
 	"github.com/toolsieve/toolsieve/chat/chattest"
+	"github.com/toolsieve/toolsieve/internal/cputime"
 	"github.com/toolsieve/toolsieve/sievehttp"
 )
 
@@ -180,9 +181,9 @@ func proxyCost(tb testing.TB, answers int) proxyCosts {
 	}
 	for range answers {
 		for i, base := range urls {
-			t0 := cpuTime()
+			t0 := cputime.Self()
 			fetch(tb, c, base, false)
-			pc.cpu[i] += cpuTime() - t0
+			pc.cpu[i] += cputime.Self() - t0
 			d, _ := fetch(tb, c, base, true)
 			ttfb[i] = append(ttfb[i], d)
 		}

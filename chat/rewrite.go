@@ -632,7 +632,7 @@ func (q *textQueue) drop(n int) {
 
 // minCompact is the size of dropped events from which a queue that never
 // empties moves its events to the front of its buffer.
-const minCompact = 4 << 10
+const minCompact = 1 << 10
 
 // compact moves the bytes of the queued events to the front of the buffer,
 // so that a queue that never empties (a line's first word is held as the
@@ -792,7 +792,8 @@ func (r *Rewriter) ExpectEvents() { r.w.events0 = true }
 // Stats reports what the rewriter has done so far.
 func (r *Rewriter) Stats() RewriteStats { return r.w.stats }
 
-// Read implements io.Reader.
+// Read implements io.Reader. With a p of at least 4 KiB it reads the
+// upstream's body into p and needs no buffer of its own.
 func (r *Rewriter) Read(p []byte) (n int, err error) {
 	if r.closed {
 		return 0, ErrRewriterClosed

@@ -580,13 +580,19 @@ func (s *statusWriter) Flush() {
 // stream holds its buffer while it lasts and the rewriter's output of one
 // upstream read is mostly an event or two, so the buffers are smaller than
 // the ReverseProxy's own 32 KiB: a larger output takes more than one copy.
-var copyBuffers = &bufferPool{size: 8 << 10}
+// They are as large as the rewriter's least read buffer, so that it reads
+// the upstream straight into them and needs no buffer of its own.
+var copyBuffers = &bufferPool{size: minCopyBuffer}
 
 // bufferPool is an httputil.BufferPool of buffers of one size.
 type bufferPool struct {
 	size int
 	pool sync.Pool
 }
+
+// minCopyBuffer is the size of the proxy's copy buffers: the least p into
+// which chat.Rewriter.Read reads the upstream directly (4 KiB).
+const minCopyBuffer = 4 << 10
 
 func (b *bufferPool) Get() []byte {
 	if p, ok := b.pool.Get().(*[]byte); ok {

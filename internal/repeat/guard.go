@@ -109,8 +109,8 @@ type symbol struct {
 	fp    uint64 // its fingerprint
 	full  uint64 // a piece hashed in full (0: not); a marker's fingerprint
 	end   int64  // the offset after it
-	marks uint32 // markup symbols up to it, from the start
 	head  uint64 // a piece's first bytes, when kept
+	marks uint32 // markup symbols up to it, from the start
 	hlen  uint8  // how many (0: none kept)
 	mark  bool   // a marker
 }
