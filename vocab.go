@@ -32,6 +32,7 @@ const (
 	RepairFusedName         = fsm.RFusedName
 	RepairInReasoning       = fsm.RInReasoning
 	RepairRenamedArgs       = fsm.RRenamedArgs
+	RepairStrayMarker       = fsm.RStrayMarker
 )
 
 // The reasons that events carry (docs/contract.md).
@@ -54,6 +55,7 @@ const (
 	ReasonUndeclaredTool  = fsm.ErrorUndeclaredTool
 	ReasonRefused         = fsm.ErrorRefused
 	ReasonTruncated       = fsm.ErrorTruncated
+	ReasonCutAtEOF        = fsm.ErrorCutAtEOF
 )
 
 // RepairNames returns the names of the repairs vocabulary.

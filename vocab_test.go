@@ -11,7 +11,7 @@ func TestVocabularyConstants(t *testing.T) {
 		RepairMissingCloser, RepairMixedDialect, RepairMissingArgKey, RepairMissingArgValue,
 		RepairTruncatedJSON, RepairJSONRepaired, RepairClosedAtEOF, RepairSchemaMismatch,
 		RepairMissingRequired, RepairMisplacedName, RepairMarkerSubstituted, RepairMissingBracket,
-		RepairInferredCall, RepairFusedName, RepairInReasoning, RepairRenamedArgs,
+		RepairInferredCall, RepairFusedName, RepairInReasoning, RepairRenamedArgs, RepairStrayMarker,
 	}
 	names := RepairNames()
 	if len(repairs) != len(names) {

@@ -50,15 +50,28 @@ func naturalEnd(reason []byte) bool {
 }
 
 // closesCall reports a batch of parser events that holds a call the end of
-// the content closed.
+// the content closed, or one it cut (kept as text: cutByEnd).
 func closesCall(evs []toolsieve.Event) bool {
 	for i := range evs {
-		if evs[i].Type == toolsieve.ToolCall && evs[i].HasRepair("closed_at_eof") {
+		if evs[i].Type == toolsieve.ToolCall && evs[i].HasRepair("closed_at_eof") || cutByEnd(&evs[i]) {
 			return true
 		}
 	}
 	return false
 }
+
+// cutByEnd reports the parser's error for a call the end of the content
+// cut right after its name or inside a value (reason cut_at_eof): its
+// markup is text whoever ended the answer, and when the answer was cut,
+// the call is reported as truncated (parserCut).
+func cutByEnd(e *toolsieve.Event) bool {
+	return e.Type == toolsieve.Error && e.Reason == toolsieve.ReasonCutAtEOF
+}
+
+// parserCut reports whether e is the parser's error for a call the end of
+// the content cut (cutByEnd), in an answer that was cut: the call is
+// truncated, not unrecovered markup of the model's.
+func (w *streamRewriter) parserCut(e *toolsieve.Event) bool { return w.cutting && cutByEnd(e) }
 
 // cloneEvents copies a batch of parser events out of the parser's buffers.
 func cloneEvents(evs []toolsieve.Event) []toolsieve.Event {

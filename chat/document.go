@@ -75,6 +75,11 @@ func (w *streamRewriter) parseDoc(content []byte, anthropic bool, n int, cut boo
 				w.report(e)
 				return d, true
 			case toolsieve.Error, toolsieve.Discard:
+				if w.parserCut(e) {
+					w.reportTruncated(&c, e, false) // its markup, text, follows
+					d.cut = true
+					continue
+				}
 				if w.refusedCut(e) {
 					w.stats.Truncated++
 					d.cut = true

@@ -519,6 +519,10 @@ func (w *streamRewriter) runs(evs []toolsieve.Event, s sink, c *textChan, kind *
 			w.stopped = true
 			return true
 		case toolsieve.Error, toolsieve.Discard:
+			if w.parserCut(e) {
+				w.reportTruncated(c, e, false) // its markup, text, follows
+				continue
+			}
 			if w.refusedCut(e) {
 				w.stats.Truncated++
 				c.cut = true

@@ -295,6 +295,14 @@ func (b *Builder) ReasonedError(reason fsm.Reason, msg string, offset int64) {
 	b.events[len(b.events)-1].Reason = reason
 }
 
+// CallError reports an error about one call that has a reason in the
+// vocabulary (fsm.CallErrorSink): the event carries the reason and the
+// call's tool name.
+func (b *Builder) CallError(reason fsm.Reason, name []byte, msg string, offset int64) {
+	b.ReasonedError(reason, msg, offset)
+	b.events[len(b.events)-1].Name = string(name)
+}
+
 // MissingRequired reports whether call c lacks a parameter that tool t
 // requires: among its argument elements, or among the members of its JSON
 // arguments.

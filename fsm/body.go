@@ -797,8 +797,8 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 		m.call.repairs |= RJSONRepaired
 		m.markUnread()
 	}
-	if m.call.kv.has {
-		m.markUnread() // a key without its value
+	if m.call.kv.has || m.closedInOpener() {
+		m.markUnread() // a key without its value; arguments after a closer fused into the opener (unread.go)
 	}
 	if m.refuseUnread(end) {
 		return

@@ -40,10 +40,11 @@ func (m *Machine) refuseCut() bool {
 	if m.lv == lvValue {
 		where = "inside an argument value"
 	}
-	msg := "tool call " + strconv.Quote(string(m.nameOf(m.call.name))) + " (" + m.call.spec.Name +
+	name := m.nameOf(m.call.name)
+	msg := "tool call " + strconv.Quote(string(name)) + " (" + m.call.spec.Name +
 		") was cut by the end of input " + where + "; kept as text"
 	m.envs = m.envs[:0]
-	m.keepAsText(msg, len(m.buf), m.call.byOpener)
+	m.keepAsTextFor(ErrorCutAtEOF, name, msg, len(m.buf), m.call.byOpener)
 	m.blk.muted++ // the block's own markup stays text too
 	m.call = call{loose: -1}
 	m.lv = lvBlock

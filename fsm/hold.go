@@ -145,7 +145,7 @@ func (h *loopHold) Runaway(raw []byte, reason Reason) {
 	}
 	for i := range h.entries {
 		if e := &h.entries[i]; e.kind == hError {
-			h.out.Error(e.msg, e.off)
+			h.emitError(e)
 		}
 	}
 	h.raw = append(h.raw, raw...)
@@ -181,8 +181,8 @@ func (h *loopHold) holdCall(c *Call) {
 // holdAsText holds the markup of a call that is not run (no name, or
 // arguments that could not be read), given back as text after its error
 // when released, or taken by a runaway.
-func (h *loopHold) holdAsText(msg string, off int64, raw []byte) {
-	h.push(heldEntry{kind: hError, msg: msg, off: off})
+func (h *loopHold) holdAsText(reason Reason, name []byte, msg string, off int64, raw []byte) {
+	h.push(heldEntry{kind: hError, reason: reason, name: h.keepMeta(name), msg: msg, off: off})
 	h.push(heldEntry{kind: hText, unit: true, raw: h.keepRaw(raw)})
 	h.units++
 	h.trim()
@@ -307,7 +307,7 @@ func (h *loopHold) emit(e *heldEntry) {
 	case hStart:
 		h.out.CallStart(h.meta[e.name.a:e.name.b])
 	case hError:
-		h.out.Error(e.msg, e.off)
+		h.emitError(e)
 	case hCall:
 		c := Call{Dialect: e.dialect, Name: h.meta[e.name.a:e.name.b], Repairs: e.repairs, Raw: raw, Offset: e.off}
 		if e.id.b > e.id.a {

@@ -63,12 +63,18 @@ func (m *Machine) unnamed(c *Call) bool {
 // to a loop (closed only by the next opener, or a repeat), held with the
 // calls held, so that a runaway can still take it.
 func (m *Machine) keepAsText(msg string, end int, held bool) {
+	m.keepAsTextFor(0, nil, msg, end, held)
+}
+
+// keepAsTextFor is keepAsText for a call kept as text for a reason of the
+// vocabulary: its error carries the reason and the call's name (callerror.go).
+func (m *Machine) keepAsTextFor(reason Reason, name []byte, msg string, end int, held bool) {
 	if held {
-		m.loop.holdAsText(msg, m.bufOff, m.buf[:end])
+		m.loop.holdAsText(reason, name, msg, m.bufOff, m.buf[:end])
 		m.shift(end)
 		return
 	}
-	m.sink.Error(msg, m.bufOff)
+	callError(m.sink, reason, name, msg, m.bufOff)
 	m.flushText(end)
 }
 

@@ -340,6 +340,7 @@ type Machine struct {
 	sink  Sink
 	lex   lexer.Lexer
 	loop  loopHold   // sink is &loop: calls that may belong to a loop wait there
+	left  *leftSink  // the loop hold's sink: wrappers of no dialect around calls (leftover.go)
 	trace levelTrace // the level at the last check: with the invariants build tag only (levels_check.go)
 
 	lv   level
@@ -409,7 +410,8 @@ type Machine struct {
 func New(opt Options, sink Sink) *Machine {
 	opt.withDefaults()
 	m := &Machine{opt: opt, ix: newIndex(&opt), atLine: true}
-	m.loop = newLoopHold(sink, &opt)
+	m.left = newLeftSink(sink, m)
+	m.loop = newLoopHold(m.left, &opt)
 	m.sink = &m.loop
 	m.call.loose = -1
 	m.fresh = m.opt.nameLine() != nil
@@ -426,7 +428,7 @@ func New(opt Options, sink Sink) *Machine {
 // a possible marker, the markup in progress, calls held as a possible
 // loop, a possible opener's word or word line, a harness label.
 func (m *Machine) Holding() int {
-	n := m.word.holding() + m.lex.Holding() + len(m.buf) + m.loop.holding() + m.hdrSink.heldLen()
+	n := m.word.holding() + m.lex.Holding() + len(m.buf) + m.loop.holding() + m.hdrSink.heldLen() + m.left.heldLen()
 	if m.wl != wlNone {
 		n += len(m.held)
 	}
@@ -541,12 +543,17 @@ func (m *Machine) close() {
 		if !ok {
 			break
 		}
+		if t.Kind == lexer.Text && m.cutMarker(t) { // cutmarker.go
+			m.dropCut(t.Raw)
+			continue
+		}
 		m.token(t)
 	}
 	m.eof()
 	m.endThink()
 	m.releaseHeader()
 	m.loop.release() // the end of input: no loop
+	m.left.flush()
 }
 
 func (m *Machine) token(t *lexer.Token) {
@@ -770,6 +777,12 @@ func (m *Machine) textInText(b []byte) int {
 	if m.strays > 0 && !isBlank(b) {
 		m.strays = 0
 	}
+	if m.code == codeFence && m.fence.line > 0 {
+		if k := m.fenceLine(b); k > 0 {
+			m.emitText(b[:k])
+			return k
+		}
+	}
 	if m.code == codeFence {
 		if k := m.fence.text(b); k > 0 {
 			m.emitText(b[:k])
@@ -846,9 +859,10 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 			m.code = codeNone
 		}
 	case codeFence:
-		if t.Kind == lexer.Backticks && t.Count >= int(m.ticks) && t.Has(lexer.LineStart) {
-			m.code = codeNone
+		if t.Kind == lexer.Backticks && t.Count >= 3 && t.Has(lexer.LineStart) {
+			m.fence.line = int32(min(t.Count, math.MaxInt32)) // its line decides (fencenest.go)
 		} else {
+			m.fence.nested()
 			m.fence.token()
 		}
 	}

@@ -14,6 +14,35 @@ import "github.com/toolsieve/toolsieve/internal/jsonspan"
 // "description" or "input_schema" member at its top, or a "type" naming a
 // content block, says it is one of the others.
 
+// A tool's definition written as a call object, its schema in the
+// arguments' place (`{"name": N, "parameters": {"type": "object",
+// "properties": {..}}}`, as a `<tools>` listing or a prompt quotes it), is
+// no call either: arguments that are themselves a JSON schema ("$schema",
+// or "properties" with "type" or "required" at their top) are never a
+// call's.
+
+// schemaArgs reports whether the arguments a are a JSON schema.
+func schemaArgs(a []byte) bool {
+	ms, ok := jsonspan.Members(a, 0, nil)
+	if !ok {
+		return false
+	}
+	var props, typ, req bool
+	for _, mb := range ms {
+		switch string(mb.Key) {
+		case "$schema":
+			return true
+		case "properties":
+			props = true
+		case "type":
+			typ = true
+		case "required":
+			req = true
+		}
+	}
+	return props && (typ || req)
+}
+
 // notCall reports whether the JSON object out is a tool definition or an
 // API's record of a call, not a call.
 func notCall(out []byte) bool {

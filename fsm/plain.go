@@ -33,7 +33,7 @@ var markerStart = lexer.Triggers()
 // in a row.
 func (m *Machine) idle() bool {
 	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && !m.labelHeld() && !m.fresh &&
-		m.strays == 0 && m.openers == 0 && !m.loop.busy() && m.thinking() == nil && m.lex.Idle()
+		m.strays == 0 && m.openers == 0 && !m.loop.busy() && !m.left.busy() && m.thinking() == nil && m.lex.Idle()
 }
 
 // WritePlain consumes p when it is plain text that changes no state, and
@@ -82,6 +82,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	}
 	m.prev = p[n-1]
 	m.atLine = atLine
+	m.left.start = atLine // the leftovers sink sees no plain text (leftover.go)
 	if m.tail != nil && !m.tail.writeToken(p) {
 		m.tail.writeAny(p)
 	}
@@ -99,6 +100,7 @@ func (m *Machine) skipPlain(b []byte, atLine bool) int {
 	}
 	m.prev = b[len(b)-1]
 	m.atLine = atLine
+	m.left.start = atLine
 	if m.tail != nil {
 		m.tail.write(b) // the text bare arguments may follow (bareargs.go)
 	}

@@ -415,8 +415,17 @@ type env struct {
 	args []byte
 }
 
-// envelope reads the name and arguments of one call object.
+// envelope reads the name and arguments of one call object; none when
+// the arguments are themselves a JSON schema (notcall.go).
 func (m *Machine) envelope(out []byte) (name, args []byte) {
+	name, args = m.envelopeOf(out)
+	if schemaArgs(args) {
+		return nil, nil
+	}
+	return name, args
+}
+
+func (m *Machine) envelopeOf(out []byte) (name, args []byte) {
 	if notCall(out) { // a tool definition or an API's record (notcall.go)
 		return nil, nil
 	}
@@ -458,7 +467,7 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 	}
 	n := firstNonEmpty(e.Name, e.Tool, e.ToolName)
 	if len(e.Function) > 0 && e.Function[0] == '{' { // {"function": {"name":..,"arguments":..}}
-		return m.envelope(e.Function)
+		return m.envelopeOf(e.Function)
 	}
 	if n == "" && len(e.Function) > 0 {
 		_ = json.Unmarshal(e.Function, &n)

@@ -96,3 +96,17 @@ func unreadArgs(a []byte) bool {
 	}
 	return true
 }
+
+// closedInOpener reports a call whose opener lost its '>' and that its
+// closer ended before any argument: `<function=calculator</function>`,
+// then the parameters. The model wrote the closer where the opener's end
+// belonged; what follows is the call's arguments, outside it. Reported
+// with `{}`, it would run without them: it is unread instead (kept as
+// text with an error), unless its tool takes no required argument.
+func (m *Machine) closedInOpener() bool {
+	c := &m.call
+	if c.repairs&RUnclosedTag == 0 || c.byOpener || len(c.params) > 0 || c.loose >= 0 || len(bytes.Trim(c.args, "{} \t\r\n")) > 0 {
+		return false
+	}
+	return m.opt.FitsTool == nil || !m.opt.FitsTool(m.nameOf(c.name), nil)
+}

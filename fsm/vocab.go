@@ -49,6 +49,11 @@ const (
 	// envelope names them with (`"properties": {..}` beside the name), the
 	// one member beside the name (argmember.go).
 	RRenamedArgs
+	// RStrayMarker: a marker left next to the call was taken out of the
+	// text: a wrapper of no dialect on its own line right before it (a
+	// code fence, <use_kimi>, [TOOL_REQUEST]), now in its raw bytes, whose
+	// closer after it is discarded (leftover.go).
+	RStrayMarker
 	numRepairs = iota
 )
 
@@ -57,7 +62,7 @@ var repairNames = [numRepairs]string{
 	"marker_variant", "unclosed_tag", "missing_opener", "corrupted_closer", "missing_closer",
 	"mixed_dialect", "missing_arg_key", "missing_arg_value", "truncated_json", "json_repaired",
 	"closed_at_eof", "schema_mismatch", "missing_required", "misplaced_name", "marker_substituted",
-	"missing_bracket", "inferred_call", "fused_name", "in_reasoning", "renamed_args",
+	"missing_bracket", "inferred_call", "fused_name", "in_reasoning", "renamed_args", "stray_marker",
 }
 
 // Append appends the names of the repairs in r to dst.
@@ -116,6 +121,12 @@ const (
 	// completed. The chat layer reports it; the parser only marks such a
 	// call closed_at_eof.
 	ErrorTruncated
+	// ErrorCutAtEOF: a call the end of the input cut right after its name
+	// or inside an argument value, kept as text (eofcut.go). Whether the
+	// model ended its answer there or the answer was cut is the chat
+	// layer's to tell: it reports the call as truncated when the answer
+	// was cut.
+	ErrorCutAtEOF
 	numReasons
 )
 
@@ -129,6 +140,7 @@ var reasonNames = [numReasons]string{
 	RunawayNestedBlocks: "nested_block_openers", RunawayRepeatedCall: "repeated_call",
 	RunawayStrayClosers: "repeated_stray_closers", RunawayRepetition: "repetition",
 	ErrorUndeclaredTool: "undeclared_tool", ErrorRefused: "refused", ErrorTruncated: "truncated",
+	ErrorCutAtEOF: "cut_at_eof",
 }
 
 func (r Reason) String() string {

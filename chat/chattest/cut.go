@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,8 +159,26 @@ func ExpectCut(evs []StreamEvent, k int, opt toolsieve.Options) CutView {
 			v.CutName = name
 		}
 	}
+	gaveBack := map[string]int{} // the calls counted above, by name
+	if opt.StreamCalls && !v.Natural {
+		for i, name := range started {
+			if !slices.ContainsFunc(pevs, func(e toolsieve.Event) bool { return e.Type == toolsieve.ToolCall && e.Index == i }) {
+				gaveBack[name]++
+			}
+		}
+	}
 	for _, e := range pevs {
 		switch e.Type {
+		case toolsieve.Error:
+			// A call the end cut inside a value (or right after its
+			// name) is text; the answer's cut makes it truncated, once.
+			if e.Reason == toolsieve.ReasonCutAtEOF && !v.Natural {
+				if gaveBack[e.Name] > 0 {
+					gaveBack[e.Name]--
+				} else {
+					v.Truncated++
+				}
+			}
 		case toolsieve.Text:
 			v.Text += string(e.Text)
 			seg += string(e.Text)
