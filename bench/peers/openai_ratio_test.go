@@ -5,14 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/toolsieve/toolsieve"
 	"github.com/toolsieve/toolsieve/chat"
 	"github.com/toolsieve/toolsieve/chat/chattest"
@@ -40,15 +37,7 @@ func TestOpenAIRatio(t *testing.T) {
 	}{{"plain", 0}, {"calls", 64}} {
 		stream := chattest.SeqOpenAIStream(chattest.Deltas(2, 6000, tc.callEvery))
 		sdk := leastCPU(func() {
-			resp := &http.Response{
-				Header: http.Header{"Content-Type": []string{"text/event-stream"}},
-				Body:   io.NopCloser(bytes.NewReader(stream)),
-			}
-			s := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(resp), nil)
-			for s.Next() {
-				_ = s.Current()
-			}
-			if err := s.Err(); err != nil {
+			if err := decodeOpenAI(stream); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -28,18 +28,24 @@ func BenchmarkOpenAIDecode(b *testing.B) {
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
-				resp := &http.Response{
-					Header: http.Header{"Content-Type": []string{"text/event-stream"}},
-					Body:   io.NopCloser(bytes.NewReader(stream)),
-				}
-				s := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(resp), nil)
-				for s.Next() {
-					_ = s.Current()
-				}
-				if err := s.Err(); err != nil {
+				if err := decodeOpenAI(stream); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// decodeOpenAI decodes an OpenAI stream into chunks with openai-go, as a
+// client of the proxy does.
+func decodeOpenAI(stream []byte) error {
+	resp := &http.Response{
+		Header: http.Header{"Content-Type": []string{"text/event-stream"}},
+		Body:   io.NopCloser(bytes.NewReader(stream)),
+	}
+	s := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(resp), nil)
+	for s.Next() {
+		_ = s.Current()
+	}
+	return s.Err()
 }
