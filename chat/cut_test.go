@@ -121,10 +121,7 @@ func TestRewriteCutByTheLimit(t *testing.T) {
 				in := limitStream(api, upstreamOf(api, pieces), reason)
 				for _, chunk := range []int{0, 3} {
 					msg := fmt.Sprintf("%s, %s, streamed %v, chunk %d", api, reason, streamed, chunk)
-					var notes []*toolsieve.Event
-					r := chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(in, chunk)), api, toolsieve.Options{StreamCalls: streamed})
-					r.Notify = func(e *toolsieve.Event) { c := e.Clone(); notes = append(notes, &c) }
-					out, err := io.ReadAll(r)
+					out, err, notes, st := cutRun(in, api, chunk, streamed)
 					if streamed && reason != "natural" {
 						require.ErrorIs(t, err, chat.ErrStreamedCut, msg)
 					} else {
@@ -135,11 +132,11 @@ func TestRewriteCutByTheLimit(t *testing.T) {
 					if reason == "natural" {
 						require.Len(t, got.Calls, 1, msg)
 						require.JSONEq(t, `{"path":"/home/user/tmp"}`, got.Calls[0].Args, msg)
-						require.Zero(t, r.Stats().Truncated, msg)
+						require.Zero(t, st.Truncated, msg)
 						continue
 					}
-					require.Equal(t, 1, r.Stats().Truncated, msg)
-					require.Zero(t, r.Stats().Calls, msg)
+					require.Equal(t, 1, st.Truncated, msg)
+					require.Zero(t, st.Calls, msg)
 					require.True(t, hasTruncatedNote(notes, "delete_path"), msg)
 					if streamed {
 						require.Empty(t, got.Finish, msg) // the error ends it, not the upstream's ending
@@ -477,4 +474,14 @@ func TestRewriteCutInValue(t *testing.T) {
 			require.Equal(t, content, got.Text, msg)
 		}
 	}
+}
+
+// cutRun rewrites the stream in for api, read chunk bytes at a time (0:
+// whole), with calls streamed or not, and returns the rewriter's output and
+// error, the events it notified and its stats.
+func cutRun(in []byte, api chat.API, chunk int, streamed bool) (out []byte, err error, notes []*toolsieve.Event, st chat.RewriteStats) {
+	r := chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(in, chunk)), api, toolsieve.Options{StreamCalls: streamed})
+	r.Notify = func(e *toolsieve.Event) { c := e.Clone(); notes = append(notes, &c) }
+	out, err = io.ReadAll(r)
+	return out, err, notes, r.Stats()
 }

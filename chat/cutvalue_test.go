@@ -2,7 +2,6 @@ package chat_test
 
 import (
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -31,12 +30,8 @@ func TestRewriteCutInsideValue(t *testing.T) {
 				in := limitStream(api, upstreamOf(api, pieces), reason)
 				for _, chunk := range []int{0, 3} {
 					msg := fmt.Sprintf("%s, %s, streamed %v, chunk %d", api, reason, streamed, chunk)
-					var notes []*toolsieve.Event
-					r := chat.NewRewriter(io.NopCloser(chattest.NewChunkReader(in, chunk)), api, toolsieve.Options{StreamCalls: streamed})
-					r.Notify = func(e *toolsieve.Event) { c := e.Clone(); notes = append(notes, &c) }
-					out, err := io.ReadAll(r)
+					out, err, notes, st := cutRun(in, api, chunk, streamed)
 					got := accumulateCut(t, api, out)
-					st := r.Stats()
 					require.Zero(t, st.Calls, msg)
 					if reason == "natural" {
 						require.Zero(t, st.Truncated, msg)
