@@ -117,6 +117,19 @@ func (t target) verdict() string {
 	return "not met"
 }
 
+// rssTarget is the peak resident memory of a 100 MiB call over its size,
+// measured in a process of its own (TestCallPeakRSS).
+func rssTarget() target {
+	tg := target{"3", "peak RSS of a 100 MiB call over its size (qwen3_coder, 4096-byte chunks, above the input held)", 0, "×", 2.5, false, ""}
+	v, err := peakRSS(100 << 20)
+	if err != nil {
+		tg.note = "not measured: " + strings.ReplaceAll(err.Error(), "\n", " ")
+		return tg
+	}
+	tg.value, tg.measured, tg.note = v, true, "TestCallPeakRSS in a child process (VmHWM after clear_refs, less VmRSS before)"
+	return tg
+}
+
 // atLeast reports a target that is a floor, not a ceiling: item 5 keeps
 // the rewriter at least limit times cheaper than openai-go.
 func (t target) atLeast() bool { return t.item == "5" }
@@ -248,7 +261,7 @@ func TestTargets(t *testing.T) {
 		{"3", "1 MiB qwen3_coder call, 4-byte chunks", ratio("1 MiB qwen3_coder call", index, 4), x, 4, true, ""},
 		{"3", "bytes allocated per input byte of that call", callAlloc, "B/B", 2, true, ""},
 		{"3", "flat: 8 MiB call's ns/B over the 64 KiB call's (4-byte chunks)", bigNs / smallNs, "×", 1.3, true, ""},
-		{"3", "peak RSS of a 100 MiB call over its size", 0, "×", 2.5, false, "not in this run (see TestLargeCallPeakMemory for the live heap)"},
+		rssTarget(),
 		{"3", "idle parser after a 64 KiB call (worst of anthropic, qwen3_coder, dsml, gemma4, llama4_pythonic)", float64(idle), "bytes", 16 << 10, true, "worst: " + idleOf},
 		{"4", "proxy CPU per streamed answer with calls, over httputil.ReverseProxy (same client and upstream in both)", pc.cpuRatio(), "×", 1.3, true,
 			fmt.Sprintf("%.0f µs against %.0f µs per answer (BenchmarkProxyCost)", float64(pc.cpu[2].Microseconds())/100, float64(pc.cpu[1].Microseconds())/100)},
