@@ -60,8 +60,13 @@ func TestPlainTextZeroAllocs(t *testing.T) {
 }
 
 // TestIdleParserMemory measures the heap held by one idle parser right
-// after construction.
+// after construction: the Parser (240 bytes), the fsm.Machine, which must
+// stay within 1,784 bytes so that with the allocator's 8-byte header it
+// fills the 1,792-byte size class (fields that are rarely used are made
+// when first needed), and the leftovers sink (112 bytes,
+// fsm/leftover.go, since 2026-11-27; the bound was 2,048 bytes before it).
 func TestIdleParserMemory(t *testing.T) {
+	const maxIdleParser = 240 + 1792 + 112
 	const n = 1000
 	ps := make([]*toolsieve.Parser, n)
 	var before, after runtime.MemStats
@@ -76,8 +81,8 @@ func TestIdleParserMemory(t *testing.T) {
 	runtime.KeepAlive(ps)
 	t.Logf("idle parser: %d heap bytes each (%d objects each; toolsieve.Parser %d bytes, fsm.Machine %d bytes, lexer.Lexer %d bytes)",
 		per, (after.Mallocs-before.Mallocs)/n, unsafe.Sizeof(toolsieve.Parser{}), unsafe.Sizeof(fsm.Machine{}), unsafe.Sizeof(lexer.Lexer{}))
-	if per > 2048 {
-		t.Errorf("idle parser holds %d bytes, want at most 2048; largest fields:\n%s\n%s\n%s", per,
+	if per > maxIdleParser {
+		t.Errorf("idle parser holds %d bytes, want at most %d; largest fields:\n%s\n%s\n%s", per, maxIdleParser,
 			bigFields(reflect.TypeOf(toolsieve.Parser{})), bigFields(reflect.TypeOf(fsm.Machine{})),
 			bigFields(reflect.TypeOf(lexer.Lexer{})))
 	}

@@ -20,13 +20,13 @@ const (
 type fenceText struct {
 	phase fencePhase
 	info  [maxFenceInfo]byte // the info string's first bytes, lower case
-	n     int
-	long  bool // the info string is longer than info
+	n     uint8              // of them (a byte: an idle machine stays small)
+	long  bool               // the info string is longer than info
 	// line: the backticks of a fence line met in the fence, whose line
 	// decides what it is (fencenest.go); 0: none. depth: the fences
 	// opened inside this one and not closed yet.
-	line  int32
 	depth uint8
+	line  int32
 }
 
 // open starts a fence's text.

@@ -1,6 +1,10 @@
 package fsm
 
-import "github.com/toolsieve/toolsieve/internal/repeat"
+import (
+	"math"
+
+	"github.com/toolsieve/toolsieve/internal/repeat"
+)
 
 // loopHold stands between the machine and its sink. A call that may belong
 // to a loop (see loops.go) is held: it is not reported yet, and every
@@ -34,9 +38,9 @@ type loopHold struct {
 	raw      []byte // the held input bytes, in order: a runaway's raw is raw + its own
 	meta     []byte // names, ids, arguments and parameters of held calls
 	params   []heldParam
-	units    int // held calls in entries
-	maxUnits int
 	maxBytes int
+	units    int32 // held calls in entries (int32s: an idle machine stays small)
+	maxUnits int32
 }
 
 // heldKind is what a held entry stands for.
@@ -77,7 +81,7 @@ func newLoopHold(out Sink, opt *Options) loopHold {
 	if !opt.Runaway.NoGuard {
 		n = max(n, opt.Runaway.UnitRepeats)
 	}
-	return loopHold{out: out, maxUnits: n, maxBytes: n * opt.MaxCall}
+	return loopHold{out: out, maxUnits: int32(min(n, math.MaxInt32)), maxBytes: n * opt.MaxCall}
 }
 
 // busy reports whether anything is held.
