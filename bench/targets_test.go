@@ -38,23 +38,7 @@ func indexFeed(p []byte) { floorSink += bytes.IndexByte(p, '<') }
 // cpuPerByte returns the least CPU ns per byte of op over the rounds, op
 // handling n bytes; each round repeats op for at least 40 ms of CPU time.
 func cpuPerByte(n int, op func()) float64 {
-	best := 0.0
-	for r := 0; r < *targetsRnds; r++ {
-		runtime.GC()
-		ops := 0
-		start := cputime.Self()
-		var d time.Duration
-		for d < 40*time.Millisecond || ops == 0 {
-			op()
-			ops++
-			d = cputime.Self() - start
-		}
-		v := float64(d.Nanoseconds()) / float64(ops) / float64(n)
-		if r == 0 || v < best {
-			best = v
-		}
-	}
-	return best
+	return cputime.Least(*targetsRnds, 40*time.Millisecond, op) / float64(n)
 }
 
 // floorOp feeds in to f in chunk-byte pieces.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"testing"
 	"time"
 
@@ -66,20 +65,5 @@ func TestOpenAIRatio(t *testing.T) {
 // leastCPU is the least CPU time of one op over five rounds, each round
 // running op for at least 100 ms of CPU time.
 func leastCPU(op func()) time.Duration {
-	best := time.Duration(0)
-	for r := range 5 {
-		runtime.GC()
-		ops := 0
-		start := cputime.Self()
-		var d time.Duration
-		for d < 100*time.Millisecond || ops == 0 {
-			op()
-			ops++
-			d = cputime.Self() - start
-		}
-		if v := d / time.Duration(ops); r == 0 || v < best {
-			best = v
-		}
-	}
-	return best
+	return time.Duration(cputime.Least(5, 100*time.Millisecond, op))
 }
