@@ -621,19 +621,19 @@ var ErrUnknownDialect = errors.New("unknown dialect")
 func (o *Options) Validate() error {
 	for d := range o.Dialects {
 		if _, ok := lookup(d); !ok {
-			return &DialectError{Name: d}
+			return &dialectError{Name: d}
 		}
 	}
 	return nil
 }
 
-// DialectError names an unknown dialect.
-type DialectError struct{ Name string }
+// dialectError names an unknown dialect.
+type dialectError struct{ Name string }
 
-func (e *DialectError) Error() string { return "unknown dialect " + strconv.Quote(e.Name) }
+func (e *dialectError) Error() string { return "unknown dialect " + strconv.Quote(e.Name) }
 
 // Unwrap makes errors.Is(err, ErrUnknownDialect) true.
-func (e *DialectError) Unwrap() error { return ErrUnknownDialect }
+func (e *dialectError) Unwrap() error { return ErrUnknownDialect }
 
 // dialectIndex answers, for one set of options, which dialects are on and
 // which markers they use. It is built once per machine.

@@ -260,25 +260,25 @@ func (s *leftSink) CallError(reason Reason, name []byte, msg string, offset int6
 // The arguments of a started call go to the sink given to New.
 
 func (s *leftSink) Arg(name, value []byte, hint Hint) {
-	if as, ok := s.Sink.(ArgSink); ok {
+	if as, ok := s.Sink.(argSink); ok {
 		as.Arg(name, value, hint)
 	}
 }
 
 func (s *leftSink) ArgPrefix(name, prefix []byte, hint Hint) {
-	if as, ok := s.Sink.(ArgSink); ok {
+	if as, ok := s.Sink.(argSink); ok {
 		as.ArgPrefix(name, prefix, hint)
 	}
 }
 
 func (s *leftSink) JSONArg(key, value []byte) {
-	if as, ok := s.Sink.(ArgSink); ok {
+	if as, ok := s.Sink.(argSink); ok {
 		as.JSONArg(key, value)
 	}
 }
 
 func (s *leftSink) JSONArgPrefix(key, body []byte) {
-	if as, ok := s.Sink.(ArgSink); ok {
+	if as, ok := s.Sink.(argSink); ok {
 		as.JSONArgPrefix(key, body)
 	}
 }

@@ -92,7 +92,7 @@ type Options struct {
 	// spans and fences is then parsed like any other.
 	MarkupInCode bool
 	// Stream reports the arguments of a started call as they are read,
-	// to a sink that implements ArgSink (stream.go).
+	// to a sink that implements the methods of argSink (stream.go).
 	Stream bool
 }
 
@@ -125,8 +125,8 @@ type RunawayLimits struct {
 }
 
 const (
-	// DefaultMaxCall is the default cap on one call's bytes.
-	DefaultMaxCall = 1 << 20
+	// defaultMaxCall is the default cap on one call's bytes.
+	defaultMaxCall = 1 << 20
 	maxSegment     = 64 // loose text inside markup is judged after this many bytes
 	maxStrayWord   = 24
 	nestGap        = 512 // call or block openers in a value further apart are no loop (markup.go)
@@ -134,7 +134,7 @@ const (
 
 func (o *Options) withDefaults() {
 	if o.MaxCall <= 0 {
-		o.MaxCall = DefaultMaxCall
+		o.MaxCall = defaultMaxCall
 	}
 	r := &o.Runaway
 	if r.OpenersWithoutCloser <= 0 {
@@ -229,7 +229,7 @@ type call struct {
 	jsonAt  int    // start in m.buf of its JSON body
 	swap    *swap  // a marker standing where an argument's opener may belong (substitute.go)
 	fence   int    // end in m.buf of a code fence before the body: its info string is markup (fence.go)
-	// streamed: of its arguments, how many were reported to an ArgSink
+	// streamed: of its arguments, how many were reported to an argSink
 	// (stream.go); started: its name was reported (Sink.CallStart).
 	streamed int
 	started  bool

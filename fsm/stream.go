@@ -4,7 +4,7 @@ import "github.com/toolsieve/toolsieve/lexer"
 
 // Streamed arguments (Options.Stream). A call starts (Sink.CallStart) once
 // its name is known and a named argument opened; after each chunk the
-// machine then tells an ArgSink how far its arguments have been read: each
+// machine then tells an argSink how far its arguments have been read: each
 // argument element once it is complete, and the bytes of the value being
 // written that can no longer change. A client can then show a long value
 // (a file being written) while the model is still writing it.
@@ -24,10 +24,10 @@ import "github.com/toolsieve/toolsieve/lexer"
 // bodies are walked in jsonstream.go; pythonic and other bodies report
 // nothing: their arguments come with the call.
 
-// ArgSink receives the arguments of the started call in progress. A sink
+// argSink receives the arguments of the started call in progress. A sink
 // given to New that implements it gets them when Options.Stream is set.
 // Byte slices are valid only during the call.
-type ArgSink interface {
+type argSink interface {
 	// Arg reports the next complete argument of the call: its name, value
 	// and hint, as the call will carry it in Call.Params.
 	Arg(name, value []byte, hint Hint)
@@ -178,12 +178,12 @@ const maxCloserTail = maxHeldWord + 64
 func closerTail(c byte) bool { return isWordByte(c) || c == '/' || c == '<' || c == '|' || c >= 0x80 }
 
 // args returns where the arguments of the started call go: the sink's
-// ArgSink, or nil while calls are held as a possible loop (what they are
+// argSink, or nil while calls are held as a possible loop (what they are
 // is not known yet) or when the sink takes none.
-func (h *loopHold) args() ArgSink {
+func (h *loopHold) args() argSink {
 	if h.busy() {
 		return nil
 	}
-	as, _ := h.out.(ArgSink)
+	as, _ := h.out.(argSink)
 	return as
 }

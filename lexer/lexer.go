@@ -65,14 +65,14 @@ const (
 	Closing      Flags = 1 << iota // </name>, a slash after a DSML prefix, or [/NAME]
 	SelfClosing                    // <name/>, or </name/>
 	Unclosed                       // the tag ended without its '>'
-	BarVariant                     // doubled or unusual bars, or spaces around them
-	QuoteVariant                   // an attribute in single, curly, escaped or no quotes
-	SpaceVariant                   // whitespace inside the marker where canonical markup has none
+	barVariant                     // doubled or unusual bars, or spaces around them
+	quoteVariant                   // an attribute in single, curly, escaped or no quotes
+	spaceVariant                   // whitespace inside the marker where canonical markup has none
 	NameVariant                    // an alias of the marker's name, or unusual case
 	ASCIIBar                       // the bars were '|'
-	WideBar                        // the bars were '｜' (U+FF5C)
+	wideBar                        // the bars were '｜' (U+FF5C)
 	DSML                           // the tag carries the DSML prefix
-	Bracket                        // a [NAME] token
+	bracketToken                   // a [NAME] token
 	LineStart                      // the token starts a line (after up to three spaces)
 	LateSlash                      // a closer's slash after the DSML prefix: <｜DSML｜/parameter>
 	Overflow                       // text given back because a marker candidate outgrew its bound
@@ -87,7 +87,7 @@ const (
 )
 
 // Variant is the set of flags that mean a marker was not written canonically.
-const Variant = BarVariant | QuoteVariant | SpaceVariant | NameVariant
+const Variant = barVariant | quoteVariant | spaceVariant | NameVariant
 
 // Attr is one attribute of a tag, with its value unquoted (escapes kept).
 type Attr struct {
@@ -555,7 +555,7 @@ func (l *Lexer) emitMarker(n int) *Token {
 		l.unsuffix(t)
 	}
 	if l.guard != nil {
-		l.guard.Marker(raw, t.Marker != Unknown || t.Kind == Special && t.Flags&Bracket == 0, l.tail)
+		l.guard.Marker(raw, t.Marker != Unknown || t.Kind == Special && t.Flags&bracketToken == 0, l.tail)
 	}
 	l.remember(raw)
 	return t
@@ -565,7 +565,7 @@ func (l *Lexer) emitMarker(n int) *Token {
 func (l *Lexer) classify(t *Token) (Marker, Flags) {
 	f := t.Flags
 	var changed bool
-	l.key, changed = foldName(l.key[:0], t.Name, t.Kind == Special && f&Bracket != 0)
+	l.key, changed = foldName(l.key[:0], t.Name, t.Kind == Special && f&bracketToken != 0)
 	table := tagNames
 	switch {
 	case t.Kind == Special && f&Sentinel != 0:
@@ -611,7 +611,7 @@ func (l *Lexer) uncollapse(t *Token) {
 	}
 	l.attrs = append(l.attrs[:0], Attr{Key: full[n:], Val: t.Value})
 	t.Attrs, t.Value = l.attrs, nil
-	t.Marker, t.Flags = mk, f|SpaceVariant
+	t.Marker, t.Flags = mk, f|spaceVariant
 }
 
 // unsuffix reads a tag whose namespace is a marker's name as that marker

@@ -199,12 +199,12 @@ func (r *recognizer) noteBar(c rune, run int) {
 	case '|':
 		r.flags |= ASCIIBar
 	case '｜':
-		r.flags |= WideBar
+		r.flags |= wideBar
 	default:
-		r.flags |= BarVariant
+		r.flags |= barVariant
 	}
 	if run > 0 {
-		r.flags |= BarVariant
+		r.flags |= barVariant
 	}
 }
 
@@ -243,7 +243,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 			r.name.b = end
 			return more
 		case c == ']' && pos > r.name.a:
-			r.flags |= Bracket
+			r.flags |= bracketToken
 			return doneWith
 		}
 		return fail
@@ -255,7 +255,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 			r.state = stLTSlash
 			return more
 		case c == ' ':
-			r.flags |= SpaceVariant
+			r.flags |= spaceVariant
 			if r.state == stLT {
 				r.state = stLTSpace
 			}
@@ -285,7 +285,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 			r.noteBar(c, 1)
 			return more
 		case c == ' ':
-			r.flags |= BarVariant
+			r.flags |= barVariant
 			return more
 		case isNameStart(c):
 			r.name = span{pos, end}
@@ -307,7 +307,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 			r.matchWord(c)
 			return more
 		case c == ' ':
-			r.flags |= BarVariant
+			r.flags |= barVariant
 			r.state = stBarNameSp
 			return more
 		case isBar(c):
@@ -335,7 +335,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 	case stBarEnd, stBarEndSp:
 		switch {
 		case isBar(c) && r.state == stBarEnd:
-			r.flags |= BarVariant
+			r.flags |= barVariant
 			return more
 		case c == '>':
 			r.kind = Special
@@ -349,7 +349,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 			}
 			return doneWith
 		case c == ' ':
-			r.flags |= BarVariant
+			r.flags |= barVariant
 			r.state = stBarEndSp
 			return more
 		}
@@ -434,7 +434,7 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 		case isSpace(c):
 			return more
 		case c == '>':
-			r.flags |= SpaceVariant
+			r.flags |= spaceVariant
 			return doneWith
 		case c == '/':
 			r.state = stSlash
@@ -484,24 +484,24 @@ func (r *recognizer) onRune(c rune, pos int) verdict {
 		a := &r.attrs[r.nattrs-1]
 		switch c {
 		case ' ':
-			r.flags |= SpaceVariant
+			r.flags |= spaceVariant
 			return more
 		case '"':
 			r.quote = '"'
 		case '\'':
 			r.quote = '\''
-			r.flags |= QuoteVariant
+			r.flags |= quoteVariant
 		case '“', '”', '„':
 			r.quote = '”'
-			r.flags |= QuoteVariant
+			r.flags |= quoteVariant
 		case '\\':
-			r.flags |= QuoteVariant
+			r.flags |= quoteVariant
 			r.state = stEscQuote
 			return more
 		case '>', '<', '\n':
 			return fail
 		default:
-			r.flags |= QuoteVariant
+			r.flags |= quoteVariant
 			a.val = span{pos, end}
 			r.state = stUnquoted
 			return more
@@ -603,10 +603,10 @@ func (r *recognizer) afterDSML(c rune, pos, end int) verdict {
 		}
 		return more
 	case c == ' ':
-		r.flags |= SpaceVariant
+		r.flags |= spaceVariant
 		return more
 	case isBar(c):
-		r.flags |= BarVariant
+		r.flags |= barVariant
 		return more
 	case isNameStart(c):
 		r.name = span{pos, end}
@@ -633,7 +633,7 @@ func (r *recognizer) xtml(c rune, pos, end int) verdict {
 	case stXAfter:
 		switch {
 		case c == ' ':
-			r.flags |= SpaceVariant
+			r.flags |= spaceVariant
 			return more
 		case isNameStart(c):
 			r.xname = [2]int32{int32(pos), int32(end)}
@@ -658,7 +658,7 @@ func (r *recognizer) xtml(c rune, pos, end int) verdict {
 			return more
 		case c == '<':
 			if r.state == stXAttrs {
-				r.flags |= SpaceVariant // <|open|>tools <|sep|>
+				r.flags |= spaceVariant // <|open|>tools <|sep|>
 			}
 			return r.sepStart(pos)
 		case isNameStart(c) && r.nattrs < maxAttrs:
@@ -716,7 +716,7 @@ func (r *recognizer) xsep(c rune) verdict {
 	case stXS0, stXSSp:
 		switch {
 		case c == ' ':
-			r.flags |= SpaceVariant
+			r.flags |= spaceVariant
 			r.state = stXSSp
 			return more
 		case isBar(c):
@@ -730,7 +730,7 @@ func (r *recognizer) xsep(c rune) verdict {
 			r.noteBar(c, 1)
 			return more
 		case c == ' ':
-			r.flags |= BarVariant
+			r.flags |= barVariant
 			return more
 		case c == 's' || c == 'S':
 			r.xk = 1
@@ -745,7 +745,7 @@ func (r *recognizer) xsep(c rune) verdict {
 				return more
 			}
 		case c == ' ':
-			r.flags |= BarVariant
+			r.flags |= barVariant
 			r.state = stXSNameSp
 			return more
 		case isBar(c):
@@ -763,14 +763,14 @@ func (r *recognizer) xsep(c rune) verdict {
 	case stXSEnd, stXSEndSp:
 		switch {
 		case isBar(c) && r.state == stXSEnd:
-			r.flags |= BarVariant
+			r.flags |= barVariant
 			return more
 		case c == '>':
 			r.xpromote()
 			r.cutAt = -1
 			return doneWith
 		case c == ' ':
-			r.flags |= BarVariant
+			r.flags |= barVariant
 			r.state = stXSEndSp
 			return more
 		}
