@@ -145,10 +145,11 @@ func ExpectCut(evs []StreamEvent, k int, opt toolsieve.Options) CutView {
 	}
 	seg := ""
 	pevs := toolsieve.Parse([]byte(v.Content), opt)
+	var back map[int]string // calls that started to stream and were given back
 	if opt.StreamCalls && !v.Natural {
 		// A call that started to stream and then was given back as text
 		// (the end cut its last value): the cut ends it as it went out.
-		back := maps.Clone(started)
+		back = maps.Clone(started)
 		for _, e := range pevs {
 			if e.Type == toolsieve.ToolCall {
 				delete(back, e.Index)
@@ -178,6 +179,13 @@ func ExpectCut(evs []StreamEvent, k int, opt toolsieve.Options) CutView {
 				} else {
 					v.Truncated++
 				}
+			}
+		case toolsieve.ToolCallStart:
+			if _, ok := back[e.Index]; ok {
+				// Its start went out and ended the text before it (blank
+				// text there was dropped); its markup comes back after.
+				v.Segments = append(v.Segments, seg)
+				seg = ""
 			}
 		case toolsieve.Text:
 			v.Text += string(e.Text)
