@@ -31,7 +31,8 @@ import (
 // costs text one look for line ends while not idle (plain text passes
 // by on the short path).
 
-// maxLead bounds the bytes a lead, with the whitespace after it, holds.
+// maxLead bounds the bytes a lead, with the whitespace after it, holds, and
+// the bytes held after a call for its wrapper's closer.
 const maxLead = 160
 
 // leftSink sits between the loop hold and the sink given to New.
@@ -126,16 +127,19 @@ func (s *leftSink) after(b []byte) int {
 	fresh := len(s.tail) == 0
 	for i, c := range b {
 		s.tail = append(s.tail, c)
+		// Held bytes stay within maxLead (whitespace and a closer take no
+		// more): a fixed hold-back, and the look below is bounded.
 		ws := bytes.TrimLeft(s.tail, " \t\r\n")
-		if len(ws) == 0 {
+		if len(ws) == 0 && len(s.tail) <= maxLead {
 			continue
 		}
-		if bytes.Equal(ws, s.closer) || bytes.Equal(ws, altOf(s.closer)) {
+		altPrefix, alt := altCloser(s.closer, ws)
+		if bytes.Equal(ws, s.closer) || alt {
 			s.Sink.Discard(s.tail, DiscardBlockMarkup)
 			s.tail, s.closer, s.start = s.tail[:0], nil, false
 			return i + 1
 		}
-		if bytes.HasPrefix(s.closer, ws) || altCloser(s.closer, ws) {
+		if len(s.tail) <= maxLead && (bytes.HasPrefix(s.closer, ws) || altPrefix) {
 			continue
 		}
 		s.tail = s.tail[:len(s.tail)-1]
@@ -379,20 +383,28 @@ func closerOf(h []byte) []byte {
 	return append(append([]byte("[END_"), h[1:len(h)-1]...), ']')
 }
 
-// altCloser reports whether b may be the start of the other spelling of a
-// bracket closer: [/NAME] for [END_NAME].
-func altCloser(closer, b []byte) bool {
-	alt := altOf(closer)
-	return alt != nil && bytes.HasPrefix(alt, b)
-}
-
-// altOf returns [/NAME] for the closer [END_NAME], else nil.
-func altOf(closer []byte) []byte {
+// altCloser reports whether b may be the start (prefix) of [/NAME], the
+// other spelling of the closer [END_NAME], and whether it is all of it
+// (whole); both are false for any other closer. It allocates nothing: it
+// runs on every byte after such a call.
+func altCloser(closer, b []byte) (prefix, whole bool) {
 	name, ok := bytes.CutPrefix(closer, []byte("[END_"))
-	if !ok {
-		return nil
+	if !ok || len(b) > len("[/")+len(name) {
+		return false, false
 	}
-	return append([]byte("[/"), name...)
+	for i, c := range b {
+		want := byte('[')
+		switch {
+		case i == 1:
+			want = '/'
+		case i > 1:
+			want = name[i-2]
+		}
+		if c != want {
+			return false, false
+		}
+	}
+	return true, len(b) == len("[/")+len(name)
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
