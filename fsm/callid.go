@@ -42,8 +42,8 @@ func underscoreID(header []byte, declared func([]byte) bool) []byte {
 	for i > len(prefix) && '0' <= header[i-1] && header[i-1] <= '9' {
 		i--
 	}
-	if i == len(header) || header[i-1] != '_' {
-		return nil
+	if i == len(header) || i <= len(prefix) || header[i-1] != '_' {
+		return nil // no index, or nothing but an index after the prefix
 	}
 	if name := header[len(prefix) : i-1]; len(name) > 0 && declared(name) {
 		return name
