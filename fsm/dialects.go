@@ -132,6 +132,9 @@ type Spec struct {
 	// (granite_pythonic's `NAME(k="v")`): text after it on its line means
 	// it was none (lineCall.go).
 	eol bool
+	// lineHead: a call may be a line of its own in text that starts with
+	// this header, its opener token lost (gemma4's `call:NAME{..}`, looseline.go).
+	lineHead string
 }
 
 // header is the small hook a dialect with an irregular call header needs:
@@ -428,7 +431,7 @@ var table = []Spec{
 	{Name: gemma4, Family: "gemma", shape: shLoose,
 		Example: "<|tool_call>call:get_weather{city:<|\"|>SF<|\"|>}<tool_call|>",
 		opens:   []opener{{marker: lexer.GemmaToolCall, role: rCallOpen}},
-		call:    lexer.GemmaToolCall, name: nameHeader, json: true, delim: `<|"|>`, header: &looseHeaderHook},
+		call:    lexer.GemmaToolCall, name: nameHeader, json: true, delim: `<|"|>`, header: &looseHeaderHook, lineHead: "call:"},
 	{Name: functionGemma, Family: "gemma", shape: shLoose,
 		Example: "<start_function_call>call:get_weather{city:<escape>SF<escape>}<end_function_call>",
 		opens:   []opener{{marker: lexer.StartFunctionCall, role: rCallOpen}},
@@ -706,7 +709,7 @@ func newIndex(o *Options) dialectIndex {
 		}
 	}
 	for i := range table {
-		if s := &table[i]; s.eol && o.enabled(s) && o.Declared != nil {
+		if s := &table[i]; (s.eol || s.lineHead != "") && o.enabled(s) && o.Declared != nil {
 			ix.lineCalls = true
 		}
 	}

@@ -54,7 +54,7 @@ var levelMoves = func() (t [lvStopped + 1][lvStopped + 1]bool) {
 		lvCall:  {lvBlock, lvValue, lvJSON, lvPy, lvLoose},
 		lvValue: {lvCall, lvBlock},               // the value ends; the call with it
 		lvJSON:  {lvCall, lvBlock},               // the body ends; the call with it
-		lvProbe: {lvBlock, lvCall, lvJSON, lvPy}, // the probe decides for a call
+		lvProbe: {lvBlock, lvCall, lvJSON, lvPy, lvLoose}, // the probe decides for a call
 		lvPy:    {lvBlock, lvJSON},               // the pythonic body ends; JSON after all
 		lvLoose: {lvCall},                        // the loose object ends
 		lvHash:  {lvBlock},                       // the hash ends the call

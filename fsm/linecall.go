@@ -33,6 +33,9 @@ func (m *Machine) mayLineCall(b []byte) bool {
 	if j == len(b) {
 		return true // the name may go on
 	}
+	if b[j] == ':' {
+		return m.mayLooseLine(b) // looseline.go
+	}
 	k := j
 	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
 		k++
@@ -46,7 +49,7 @@ func (m *Machine) mayLineCall(b []byte) bool {
 func (m *Machine) startLineCall() {
 	p := m.probe
 	p.state, p.py, p.json, p.lineCall = pList, true, false, true
-	p.cands = 0
+	p.cands, p.head = 0, m.looseLineSpec()
 	for i := range table {
 		if table[i].eol && m.ix.on&specSet(&table[i]) != 0 {
 			p.cands |= specSet(&table[i])

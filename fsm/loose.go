@@ -21,15 +21,16 @@ var looseHeaderHook = header{loose: func(c *call) bool { return !c.hdr.named }}
 
 // looseHeader reads the header `call:NAME` once the object's '{' is next:
 // it reports false when the text is not a call header. Models also write
-// `call NAME` and `:NAME`; inside the call's tokens the intent is plain,
-// and the call carries marker_variant.
+// `call NAME` and `:NAME`, or a declared tool's name alone
+// (`<start_function_call>NAME{}`); inside the call's tokens the intent is
+// plain, and the call carries marker_variant.
 func (m *Machine) looseHeader() bool {
 	h := bytes.TrimSpace(m.looseText(len(m.buf)))
 	name, canonical := bytes.CutPrefix(h, []byte("call:"))
 	if !canonical {
 		name = bytes.TrimLeft(bytes.TrimPrefix(h, []byte("call")), ": ")
-		if len(name) == len(h) {
-			return false // neither `call` nor ':' before the name
+		if len(name) == len(h) && !m.declared(name) {
+			return false // neither `call` nor ':' before the name, nor a declared tool's name
 		}
 		m.call.repairs |= RMarkerVariant
 	}
@@ -74,6 +75,9 @@ func (m *Machine) textLooseHeader(b []byte) int {
 
 // textInLoose scans more of the object.
 func (m *Machine) textInLoose(b []byte) int {
+	if m.call.done { // a loose line's object was read
+		return m.textLooseLineEnd(b)
+	}
 	n, done := m.lj.Write(b)
 	if !m.add(b[:n]) {
 		return n
@@ -90,6 +94,9 @@ func (m *Machine) looseStatus(done bool) {
 	switch {
 	case done:
 		m.looseArgs(m.lj.Bytes())
+		if m.call.line {
+			m.lv = lvLoose // its line's end decides (looseline.go)
+		}
 	case m.lj.Failed():
 		m.sink.Error("arguments of tool call "+strconv.Quote(string(m.nameOf(m.call.name)))+" could not be read: "+m.lj.Err().Error()+"; kept as text", m.bufOff)
 		m.toText()
@@ -100,6 +107,9 @@ func (m *Machine) looseStatus(done bool) {
 func (m *Machine) looseArgs(args []byte) {
 	m.call.args = append(m.argsBuf[:0], args...)
 	m.argsBuf = m.call.args
+	if m.lj.Mismatched() { // a string opened with a quote, closed with the delimiter
+		m.call.repairs |= RJSONRepaired
+	}
 	m.call.done = true
 	m.lv = lvCall
 }
@@ -107,7 +117,14 @@ func (m *Machine) looseArgs(args []byte) {
 // looseEnd ends an object cut off by the call's closer or the end of
 // input; the call carries rep.
 func (m *Machine) looseEnd(rep Repairs) {
-	if m.lv != lvLoose {
+	switch {
+	case m.lv != lvLoose:
+		return
+	case m.call.line && m.call.done: // a loose line ends with the input
+		m.looseLineDone(len(m.buf))
+		return
+	case m.call.line: // a loose line cut in its object: not confirmed
+		m.toText()
 		return
 	}
 	out, _ := m.lj.Finish()
@@ -123,6 +140,12 @@ func (m *Machine) looseEnd(rep Repairs) {
 // call's closer (special tokens are never string content), a delimiter
 // token, or string content.
 func (m *Machine) tagInLoose(t *lexer.Token, tokStart int) {
+	if m.call.done { // after a loose line's object (looseline.go)
+		if !m.looseLineToken(t, tokStart) {
+			m.tagInText(t)
+		}
+		return
+	}
 	if r := m.roleIn(t, lvCall); r == rCallClose || r == rBlockClose {
 		m.looseEnd(0)
 		if m.lv == lvCall {

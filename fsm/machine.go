@@ -242,8 +242,8 @@ type call struct {
 	// byOpener: closed only by the next opener, it may belong to a loop (loops.go)
 	byOpener bool
 	// unread: the markup held argument bytes that could not be read; the
-	// call is then not reported as a call (unread.go).
-	unread bool
+	// call is then not reported as a call (unread.go). line: a line of its own in text opened it (looseline.go).
+	unread, line bool
 }
 
 // keyVal is a key waiting for its value (key/value dialects).

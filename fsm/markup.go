@@ -162,8 +162,8 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 		return pick(rTypeOpen, rTypeClose)
 	case anyOf(cands, func(c *Spec) bool { return c.call == t.Marker }):
 		return pick(rCallOpen, rCallClose)
-	case !closing && anyOf(cands, func(c *Spec) bool { return c.callEnd == t.Marker }):
-		return rCallClose
+	case anyOf(cands, func(c *Spec) bool { return c.callEnd == t.Marker }):
+		return rCallClose // `</end_function_call>` as well: a misspelt closer (note)
 	case anyOf(cands, func(c *Spec) bool { return c.param == t.Marker }):
 		return pick(rParamOpen, rParamClose)
 	case closing && structural[t.Marker]:
@@ -204,7 +204,7 @@ func (m *Machine) note(t *lexer.Token) {
 	if t.Has(lexer.Unclosed) {
 		m.call.repairs |= RUnclosedTag
 	}
-	if t.Has(lexer.LateSlash) {
+	if t.Has(lexer.LateSlash) || t.Has(lexer.Closing) && t.Marker == m.call.spec.callEnd && t.Marker != lexer.Unknown {
 		m.call.repairs |= RCorruptedCloser
 	}
 	if t.Marker != lexer.Unknown && m.call.spec.mixes && info.dsml != m.call.open.dsml {

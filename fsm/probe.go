@@ -134,6 +134,7 @@ const (
 	pVal                         // inside the value
 	pComma                       // expect ',' before the next key
 	pScalar                      // in a number or literal value (`null`, `1`) before the name
+	pLooseName                   // after a line's loose call header (`call:`): the name, then '{' (looseline.go)
 	pName                        // after a name line's opener: the name, up to the line's end (probeline.go)
 	pNameEnd                     // after the name's line: whitespace, then the '{' of the arguments
 	pFence                       // after a label opener: whitespace, then a code fence (probeline.go)
@@ -162,6 +163,8 @@ type probe struct {
 	spec     *Spec     // the dialect of a symbol opener or a line call, once known
 	output   bool      // it holds the output's first line (startsOutput)
 	lineCall bool      // it holds the start of a line that may be a call (linecall.go)
+	head     *Spec     // a line call's dialect whose lines start with a header (looseline.go)
+	loose    bool      // the line is a loose call's: its name read, its '{' next
 	ops      opSet     // the openers the bytes so far fit
 	n        int       // bytes of the opener matched
 	body     int       // offset in the held bytes of the body's first byte
@@ -218,9 +221,13 @@ func (p *probe) step(c byte) probeVerdict {
 		case c == '(':
 			p.python = true
 			return pvName
+		case c == ':' && p.headWord():
+			p.state, p.nval = pLooseName, 0
 		default:
 			return pvNot
 		}
+	case pLooseName:
+		return p.looseName(c)
 	case pCalleeSp:
 		switch c {
 		case ' ', '\t':
@@ -635,6 +642,9 @@ func (m *Machine) textInProbe(b []byte) int {
 // m.buf). It reports false if no dialect of the opener writes such a body.
 func (m *Machine) openProbed() bool {
 	p := m.probe
+	if p.loose {
+		return m.openLooseLine() // looseline.go
+	}
 	sh := shProbe
 	if p.python {
 		sh = shPython

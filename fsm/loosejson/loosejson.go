@@ -60,6 +60,7 @@ const (
 	stHex                   // inside the hex digits of a \u escape
 	stWord                  // inside a bare value (number, literal or word): more of it, or ',', '}', ']'
 	stDone                  // the top-level object is complete
+	stQDelim                // after a quoted value and a delimiter right after it: its closer, or a key's opener
 )
 
 var stateNames = [...]string{
@@ -79,6 +80,7 @@ var stateNames = [...]string{
 	stHex:      "in a \\u escape",
 	stWord:     "in a bare value",
 	stDone:     "after the object",
+	stQDelim:   "after a delimiter that follows a quoted value",
 }
 
 // Results of one step of the state machine on one byte.
@@ -156,6 +158,9 @@ type Scanner struct {
 	arrays uint64 // bit i set: container i is an array
 
 	started, failed, finished, truncated bool
+	// qval: the last value was a quoted string that just ended; mismatched:
+	// a string opened with a quote was closed by the delimiter (Mismatched).
+	qval, mismatched bool
 
 	n          int // bytes consumed since Reset
 	memberMark int // len(out) before the current member or element (before its ',')
@@ -209,6 +214,11 @@ func (s *Scanner) InString() bool {
 	}
 	return false
 }
+
+// Mismatched reports whether a string value was opened with a quote and
+// closed with the delimiter (`k:'v<|"|>`, `k:'v'<|"|>`): the scanner read
+// the delimiter as the string's closer, which is a repair.
+func (s *Scanner) Mismatched() bool { return s.mismatched }
 
 // Failed reports whether Write stopped at a byte it could not use. It is
 // sticky until Reset.
@@ -318,9 +328,13 @@ func (s *Scanner) run(p []byte, i int) int {
 		}
 		s.out = append(s.out, p[i:j]...)
 	case stQStr:
+		d0 := byte(0)
+		if s.delim != "" && !s.isKey {
+			d0 = s.delim[0]
+		}
 		for j < len(p) {
 			c := p[j]
-			if c < 0x20 || c == '"' || c == '\\' || c == s.quote {
+			if c < 0x20 || c == '"' || c == '\\' || c == s.quote || c == d0 && d0 != 0 || s.k > 0 {
 				break
 			}
 			j++

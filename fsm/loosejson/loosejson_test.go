@@ -424,3 +424,26 @@ func TestDecodesAsExpected(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 }
+
+// ollama/ollama#15315: a string value opened with a quote and closed with
+// the delimiter, with or without its closing quote before it. The
+// delimiter after a quoted value closes it only where a ',' or a closer
+// follows; elsewhere it opens the next key, its comma left out.
+func TestMismatchedDelimiter(t *testing.T) {
+	runCases(t, []scanCase{
+		done("quote then delimiter", gemma, `{a:'x<|"|>,b:1}`, `{"a":"x","b":1}`),
+		done("quoted then delimiter", gemma, `{include:<|"|>*.py<|"|>,pattern:':\s*\w+'<|"|>}`, `{"include":"*.py","pattern":":\\s*\\w+"}`),
+		done("double quote then delimiter", gemma, `{a:"x"<|"|>,b:"y<|"|>}`, `{"a":"x","b":"y"}`),
+		done("quoted then delimiter in array", gemma, `{a:['x'<|"|>,'y'<|"|>]}`, `{"a":["x","y"]}`),
+		done("delimiter then key after quoted value", gemma, `{a:"x"<|"|>b<|"|>:1}`, `{"a":"x","b":1}`),
+		done("delimiter then element after quoted value", gemma, `{a:["x"<|"|>y<|"|>]}`, `{"a":["x","y"]}`),
+		done("key quotes stay quotes", gemma, `{'a<|"|>b':1}`, `{"a<|\"|>b":1}`),
+		done("delimiter bytes in a quoted value", gemma, `{a:'x<|y'}`, `{"a":"x<|y"}`),
+		{name: "not a delimiter after a quoted value", delim: gemma, in: `{a:'x'<|y}`, n: 8, fail: true, out: `{"a":"x"}`, tr: true},
+	})
+	var s Scanner
+	for in, want := range map[string]bool{`{a:'x<|"|>}`: true, `{a:'x'<|"|>}`: true, `{a:'x'}`: false, `{a:"x"<|"|>b<|"|>:1}`: false, `{a:<|"|>x<|"|>}`: false} {
+		feed(t, &s, gemma, []byte(in))
+		assert.Equal(t, want, s.Mismatched(), in)
+	}
+}

@@ -466,6 +466,10 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.fail()
 
 	case stAfter:
+		if s.qval && (s.k > 0 || c == s.delim[0]) {
+			return s.delimAfterQuote(c)
+		}
+		s.qval = false
 		if s.suspect != 0 {
 			if isSpace(c) {
 				s.strByte(c) // maybe content; cut if the value was not suspect
@@ -585,6 +589,17 @@ func (s *Scanner) step(c byte) uint8 {
 		return consumed
 
 	case stQStr:
+		if !s.isKey && s.delim != "" && (s.k > 0 || c == s.delim[0]) {
+			complete, taken := s.match(c)
+			if complete { // `k:'v<|"|>`: opened with a quote, closed with the delimiter
+				s.out = append(s.out, '"')
+				s.mismatched = true
+				s.valueDone()
+			}
+			if taken {
+				return consumed
+			}
+		}
 		switch c {
 		case s.quote:
 			s.out = append(s.out, '"')
@@ -592,6 +607,7 @@ func (s *Scanner) step(c byte) uint8 {
 				s.state = stColon
 			} else {
 				s.valueDone()
+				s.qval = s.delim != ""
 			}
 		case '\\':
 			s.escMark = len(s.out)
@@ -637,9 +653,50 @@ func (s *Scanner) step(c byte) uint8 {
 		s.out[s.escMark] = '\\'
 		s.state = stQStr
 		return again
+
+	case stQDelim:
+		return s.afterQuoteDelim(c)
 	}
 	// stDone
 	return stop
+}
+
+// delimAfterQuote reads byte c of a delimiter that follows a quoted value
+// right after its closing quote (`k:'v'<|"|>`): whether it closes that
+// value (its opener was the quote) or opens the next member's key (its
+// comma left out), the byte after it shows (afterQuoteDelim).
+func (s *Scanner) delimAfterQuote(c byte) uint8 {
+	if c != s.delim[s.k] {
+		return s.fail() // no delimiter: nothing else may follow a value so
+	}
+	s.k++
+	if int(s.k) == len(s.delim) {
+		s.k = 0
+		s.qval = false
+		s.state = stQDelim
+	}
+	return consumed
+}
+
+// afterQuoteDelim decides the delimiter after a quoted value at the byte c
+// after it: before ',', '}' or ']' it closed the value, which was opened
+// with a quote (a mismatch, repaired); otherwise it opened the next key
+// (or array element), the comma before it left out.
+func (s *Scanner) afterQuoteDelim(c byte) uint8 {
+	s.state = stAfter
+	if c == ',' || c == '}' || c == ']' {
+		s.mismatched = true
+		return again
+	}
+	s.memberMark = len(s.out)
+	s.out = append(s.out, ',')
+	s.isKey = s.top() == '{'
+	s.valMark = len(s.out)
+	s.out = append(s.out, '"')
+	s.sf = sfNone
+	s.k = 0
+	s.state = stDStr
+	return again
 }
 
 // closerOf returns the byte that closes the container open.
