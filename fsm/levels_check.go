@@ -52,12 +52,12 @@ var levelMoves = func() (t [lvStopped + 1][lvStopped + 1]bool) {
 		lvThink: {lvCall, lvBlock, lvValue, lvProbe}, // harmony: a call header ends the analysis message; an opener in <think> (thinkcall.go)
 		lvBlock: {lvCall, lvValue, lvJSON, lvPy, lvHash},
 		lvCall:  {lvBlock, lvValue, lvJSON, lvPy, lvLoose},
-		lvValue: {lvCall, lvBlock},               // the value ends; the call with it
-		lvJSON:  {lvCall, lvBlock},               // the body ends; the call with it
+		lvValue: {lvCall, lvBlock},                        // the value ends; the call with it
+		lvJSON:  {lvCall, lvBlock},                        // the body ends; the call with it
 		lvProbe: {lvBlock, lvCall, lvJSON, lvPy, lvLoose}, // the probe decides for a call
-		lvPy:    {lvBlock, lvJSON},               // the pythonic body ends; JSON after all
-		lvLoose: {lvCall},                        // the loose object ends
-		lvHash:  {lvBlock},                       // the hash ends the call
+		lvPy:    {lvBlock, lvJSON},                        // the pythonic body ends; JSON after all
+		lvLoose: {lvCall},                                 // the loose object ends
+		lvHash:  {lvBlock},                                // the hash ends the call
 	}
 	for a, bs := range moves {
 		for _, b := range bs {
