@@ -517,8 +517,8 @@ func (m *Machine) opensProbe(b []byte, i int) bool {
 	default:
 		return false // the probe's own first byte
 	}
-	if !m.ix.probes && prev != '\n' {
-		return false // an orphan probe starts a line
+	if !m.ix.probes && prev != '\n' || prev == '{' && b[i] == '{' {
+		return false // an orphan probe starts a line; `{{` is a template's brace, in prose
 	}
 	ops := m.probeOps()
 	for k, o := range pt.ops {

@@ -48,6 +48,7 @@ const (
 	stLit                   // inside a literal (true, false, null, True, False, None)
 	stDone                  // the top-level value is complete
 	stSP                    // inside a `▁` (U+2581) written where whitespace belongs (spRet: the state after it)
+	stDoubled               // after a top-level object opened with a doubled brace: whitespace, then its doubled '}'
 )
 
 var stateNames = [...]string{
@@ -74,6 +75,7 @@ var stateNames = [...]string{
 	stLit:      "in a literal",
 	stDone:     "after the value",
 	stSP:       "in a U+2581",
+	stDoubled:  "after the value",
 }
 
 // Results of one step of the state machine on one byte.
@@ -132,6 +134,9 @@ type Scanner struct {
 	// the bytes of it read).
 	sp           bool
 	spRet, spPos uint8
+	// doubled: the top-level object opened with `{{` (a template's escaped
+	// brace); its doubled '}' after it belongs to the value (stDoubled).
+	doubled bool
 
 	uval rune // value of the \u escape being read
 
@@ -210,7 +215,7 @@ func (s *Scanner) Len() int { return s.n }
 func (s *Scanner) Stable() int {
 	n := len(s.out)
 	switch s.state {
-	case stAfter, stDone:
+	case stAfter, stDone, stDoubled:
 	case stStr:
 		if s.isKey {
 			n = s.memberMark
@@ -439,6 +444,9 @@ func (s *Scanner) top() byte {
 func (s *Scanner) valueDone() {
 	if len(s.stack) == 0 {
 		s.state = stDone
+		if s.doubled {
+			s.state = stDoubled
+		}
 	} else {
 		s.state = stAfter
 	}
@@ -585,6 +593,12 @@ func (s *Scanner) step(c byte) uint8 {
 		}
 		if s.state == stArrFirst {
 			return s.beginValue(c)
+		}
+		if c == '{' && len(s.stack) == 1 && !s.doubled {
+			// `{{"name": ..}}`: a brace doubled as templates escape it; the
+			// object is the inner one (stDoubled takes its doubled '}').
+			s.doubled, s.repaired = true, true
+			return consumed
 		}
 		return s.beginKey(c)
 
@@ -850,6 +864,16 @@ func (s *Scanner) step(c byte) uint8 {
 			s.valueDone()
 		}
 		return consumed
+
+	case stDoubled:
+		if isSpace(c) {
+			return consumed
+		}
+		s.state = stDone
+		if c == '}' {
+			return consumed
+		}
+		return stop // the doubled '}' left out: the value ended with the inner object
 	}
 	// stDone
 	return stop
@@ -890,6 +914,9 @@ func (s *Scanner) Finish() (out []byte, truncated, repaired bool) {
 	}
 	if s.state == stSP { // cut inside a `▁`: what came before it stands
 		s.state = s.spRet
+	}
+	if s.state == stDoubled { // the inner object is complete
+		s.state = stDone
 	}
 	trunc := false
 	switch s.state {

@@ -520,3 +520,19 @@ func TestWriteBody(t *testing.T) {
 		}
 	}
 }
+
+// sgl-project/sglang#3960 quotes Qwen2.5 writing a hermes call object with
+// its braces doubled, as a template escapes them: the object is the inner
+// one, the doubled '}' after it belongs to the value. Only the top-level
+// object's brace is read so.
+func TestDoubledBraces(t *testing.T) {
+	runCases(t, []scanCase{
+		{name: "doubled", in: `{{"a":1}}`, out: `{"a":1}`, n: all, done: true, rep: true},
+		{name: "doubled call object", in: `{{"name": "f", "arguments": {"x": 1}}}`, out: `{"name": "f", "arguments": {"x": 1}}`, n: all, done: true, rep: true},
+		{name: "doubled with spaces", in: `{ {"a":1} }`, out: `{ "a":1}`, n: all, done: true, rep: true},
+		{name: "doubled closer left out, markup after", in: "{{\"a\":1}\n</x>", out: `{"a":1}`, n: 9, done: true, rep: true},
+		{name: "doubled closer left out at the end", in: `{{"a":1}`, out: `{"a":1}`, n: all, rep: true},
+		{name: "tripled", in: `{{{"a":1}}}`, out: `{}`, n: 2, fail: true, tr: true, rep: true},
+		{name: "doubled inside an array", in: `[{{"a":1}}]`, out: `[{}]`, n: 2, fail: true, tr: true},
+	})
+}
