@@ -23,19 +23,25 @@ func (m *Machine) fenceLine(b []byte) int {
 		case ' ', '\t', '\r':
 			continue
 		case '\n':
-			switch {
-			case f.depth > 0:
-				f.depth--
-			case f.line >= m.ticks:
-				m.code = codeNone
-			}
-			f.line = 0
+			m.fenceLineEnds()
 			return i + 1
 		}
 		f.nested()
 		return i
 	}
 	return len(b)
+}
+
+// fenceLineEnds settles a pending fence line as a bare closer.
+func (m *Machine) fenceLineEnds() {
+	f := &m.fence
+	switch {
+	case f.depth > 0:
+		f.depth--
+	case f.line >= m.ticks:
+		m.code = codeNone
+	}
+	f.line = 0
 }
 
 // nested settles a pending fence line that held more than spaces as the

@@ -47,6 +47,9 @@ type leftSink struct {
 	// from the body of the fence it opened (not after a closing one).
 	m      *Machine
 	called bool // a call was reported (cutmarker.go)
+	// blank: since the last call, only whitespace and discarded markup
+	// went by (turnend.go).
+	blank bool
 }
 
 func newLeftSink(out Sink, m *Machine) *leftSink { return &leftSink{Sink: out, start: true, m: m} }
@@ -66,10 +69,16 @@ func (s *leftSink) Text(b []byte) {
 			b = b[s.lead(b):]
 		default:
 			n := s.plain(b)
-			s.Sink.Text(b[:n])
+			s.text(b[:n])
 			b = b[n:]
 		}
 	}
+}
+
+// text passes b on as text.
+func (s *leftSink) text(b []byte) {
+	s.blank = s.blank && isBlank(b)
+	s.Sink.Text(b)
 }
 
 // plain returns how many bytes of b are text that holds no lead: up to
@@ -116,7 +125,7 @@ func (s *leftSink) release() {
 		return
 	}
 	s.start = s.held[len(s.held)-1] == '\n'
-	s.Sink.Text(s.held)
+	s.text(s.held)
 	s.held, s.started = s.held[:0], false
 }
 
@@ -158,7 +167,7 @@ func (s *leftSink) after(b []byte) int {
 func (s *leftSink) endWait() {
 	if len(s.tail) > 0 {
 		s.start = s.tail[len(s.tail)-1] == '\n'
-		s.Sink.Text(s.tail)
+		s.text(s.tail)
 	}
 	s.tail, s.closer = s.tail[:0], nil
 }
@@ -180,7 +189,7 @@ func (s *leftSink) nextCall() bool {
 		return false
 	}
 	if len(s.tail) > 0 {
-		s.Sink.Text(s.tail)
+		s.text(s.tail)
 		s.tail = s.tail[:0]
 	}
 	return true
@@ -204,7 +213,7 @@ func (s *leftSink) CallStart(name []byte) {
 
 func (s *leftSink) Call(c *Call) {
 	if s.nextCall() {
-		s.called = true
+		s.called, s.blank = true, true
 		s.Sink.Call(c) // another call inside the same wrapper
 		return
 	}
@@ -217,12 +226,13 @@ func (s *leftSink) Call(c *Call) {
 	} else {
 		s.release()
 	}
-	s.start, s.called = false, true
+	s.start, s.called, s.blank = false, true, true
 	s.Sink.Call(c)
 }
 
 func (s *leftSink) Reasoning(text, raw []byte) {
 	s.flush()
+	s.blank = false
 	s.Sink.Reasoning(text, raw)
 }
 
@@ -245,6 +255,7 @@ func (s *leftSink) Runaway(raw []byte, reason Reason) {
 // error comes first, right after its start, then the lead and its markup.
 func (s *leftSink) Error(msg string, offset int64) {
 	s.endWait()
+	s.blank = false
 	if !s.started {
 		s.release()
 	}
@@ -254,6 +265,7 @@ func (s *leftSink) Error(msg string, offset int64) {
 
 func (s *leftSink) CallError(reason Reason, name []byte, msg string, offset int64) {
 	s.endWait()
+	s.blank = false
 	if !s.started {
 		s.release()
 	}

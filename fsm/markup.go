@@ -46,7 +46,7 @@ func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 		if cands, variants, r := m.openersOf(t); r != rNone {
 			return r, cands, variants
 		}
-		if m.ix.used.has(t.Marker) {
+		if m.ix.used.has(t.Marker) || m.turnEnd(t) { // turnend.go
 			return rStrayClose, 0, 0
 		}
 		return rNone, 0, 0

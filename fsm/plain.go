@@ -83,6 +83,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	m.prev = p[n-1]
 	m.atLine = atLine
 	m.left.start = atLine // the leftovers sink sees no plain text (leftover.go)
+	m.left.blank = m.left.blank && isBlank(p)
 	if m.tail != nil && !m.tail.writeToken(p) {
 		m.tail.writeAny(p)
 	}
@@ -101,6 +102,7 @@ func (m *Machine) skipPlain(b []byte, atLine bool) int {
 	m.prev = b[len(b)-1]
 	m.atLine = atLine
 	m.left.start = atLine
+	m.left.blank = m.left.blank && isBlank(b)
 	if m.tail != nil {
 		m.tail.write(b) // the text bare arguments may follow (bareargs.go)
 	}
