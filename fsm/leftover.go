@@ -47,12 +47,15 @@ type leftSink struct {
 	// from the body of the fence it opened (not after a closing one).
 	m      *Machine
 	called bool // a call was reported (cutmarker.go)
-	// blank: since the last call, only whitespace and discarded markup
-	// went by (turnend.go).
+	// blank: since the last call (or the start of the answer, before
+	// any), only whitespace and discarded markup went by (turnend.go,
+	// fencecall.go).
 	blank bool
 }
 
-func newLeftSink(out Sink, m *Machine) *leftSink { return &leftSink{Sink: out, start: true, m: m} }
+func newLeftSink(out Sink, m *Machine) *leftSink {
+	return &leftSink{Sink: out, start: true, m: m, blank: true}
+}
 
 // busy reports whether the sink holds text or waits for a closer: the
 // short path for plain text is then closed.

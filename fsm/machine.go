@@ -839,7 +839,7 @@ func (m *Machine) emitText(b []byte) {
 
 // guarded handles code spans and fences: markup inside them is text.
 func (m *Machine) guarded(t *lexer.Token) bool {
-	if m.opt.MarkupInCode {
+	if m.opt.MarkupInCode || m.fenceCall(t) { // fencecall.go
 		return false
 	}
 	switch m.code {

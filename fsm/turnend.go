@@ -30,7 +30,7 @@ var turnEnds = [][]byte{[]byte("im_end"), []byte("endoftext"), []byte("end_of_te
 // turnEnd reports whether special token t, met in text, is an end-of-turn
 // token no dialect owns right after a recovered call.
 func (m *Machine) turnEnd(t *lexer.Token) bool {
-	if t.Marker != lexer.Unknown || !m.left.blank || !isTurnEnd(t.Name) {
+	if t.Marker != lexer.Unknown || !m.left.called || !m.left.blank || !isTurnEnd(t.Name) {
 		return false
 	}
 	if m.code == codeFence && m.fence.line > 0 {
