@@ -123,6 +123,9 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 	if s != nil && s.name == nameTag && t.Marker != lexer.Unknown && closing && m.call.slot >= slotElem && bytes.Equal(t.Name, m.nameOf(m.call.name)) {
 		return rCallClose // a name element's own closer (</function>, nameelem.go)
 	}
+	if r, ok := m.elemParamRole(t, lv); ok { // paramelem.go
+		return r
+	}
 	if s != nil && s.name == nameTag && t.Marker == lexer.Unknown {
 		switch {
 		case closing && bytes.Equal(t.Name, m.nameOf(m.call.name)):
@@ -403,7 +406,7 @@ func (m *Machine) tagInCall(t *lexer.Token, tokStart int) {
 	case rSep, rID:
 		m.tagSpecialInCall(t, r, tokStart)
 	case rParamOpen:
-		if m.call.spec.name == nameTag && !m.childParam(t.Name) {
+		if m.call.spec.name == nameTag && !m.childParam(elemArgName(t)) {
 			// An element that shares a declared tool's name (<search>,
 			// <details>) but holds other elements: HTML, not a call.
 			m.toText()
@@ -584,7 +587,7 @@ func (m *Machine) openValue(t *lexer.Token, isKey bool) {
 		}
 	case s.name == nameTag:
 		m.val.tagName = m.keepName(t.Name)
-		m.val.name = m.val.tagName
+		m.val.name = m.keepName(elemArgName(t))
 	case s.key != lexer.Unknown:
 		m.val.name = m.call.kv.key
 		m.val.hint = m.call.kv.hint
