@@ -24,12 +24,20 @@ import (
 // line gives the whole line back to the text. The call carries
 // missing_opener.
 
+// lineHeads are the dialects whose calls may be such lines.
+var lineHeads = func() (d dset) {
+	for i := range table {
+		if table[i].lineHead != "" {
+			d |= 1 << i
+		}
+	}
+	return d
+}()
+
 // looseLineSpec is the dialect on whose calls may be such lines, or nil.
 func (m *Machine) looseLineSpec() *Spec {
-	for i := range table {
-		if s := &table[i]; s.lineHead != "" && m.ix.on&specSet(s) != 0 {
-			return s
-		}
+	if d := lineHeads & m.ix.on; d != 0 {
+		return d.first()
 	}
 	return nil
 }
