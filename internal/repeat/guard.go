@@ -149,9 +149,10 @@ type Guard struct {
 	inLines bool    // lines are watched (in text, and awake)
 	inText  bool    // InText
 
-	fired   bool
-	off     bool // Off: nothing is watched
-	firedAt int64
+	fired     bool
+	off       bool // Off: nothing is watched
+	firedAt   int64
+	firedFrom int64 // where the repetitions that fired began, or earlier
 }
 
 // New returns a guard with limits lim (zero fields: defaults).
@@ -168,6 +169,12 @@ func Off() *Guard { return &Guard{off: true, room: math.MaxInt, firedAt: -1} }
 // Fired reports whether the guard fired, and the input offset (counted
 // from the first byte the guard saw) just after the unit that did.
 func (g *Guard) Fired() (bool, int64) { return g.fired, g.firedAt }
+
+// LoopStart returns, once the guard fired, the input offset where the
+// repeated tail that fired began: its first unit. It is never later than
+// that (when the start fell out of what the guard keeps, it is 0): bytes
+// before it are not part of the loop.
+func (g *Guard) LoopStart() int64 { return g.firedFrom }
 
 // Count is Text for n bytes the caller knows hold no newline (when
 // WatchesLines), when that needs nothing but a count; it reports false,
@@ -637,11 +644,23 @@ func (g *Guard) check() bool {
 	if marks == 0 || size > int64(g.lim.Unit) || size <= 0 {
 		return false
 	}
-	return g.fire(g.ring[(g.count-1)%ringSize].end)
+	return g.fire(g.runStart(), g.ring[(g.count-1)%ringSize].end)
 }
 
-func (g *Guard) fire(at int64) bool {
-	g.fired, g.firedAt = true, at
+// runStart returns the offset where the run of symbols began: the end of
+// the symbol before the first of its run+period symbols, or 0 when the
+// ring no longer holds it.
+func (g *Guard) runStart() int64 {
+	i, back := int64(g.count)-1, int64(g.run)+int64(g.period)
+	if back >= ringSize || i-back < 0 {
+		return 0
+	}
+	return g.ring[(i-back)%ringSize].end
+}
+
+// fire records that the tail from offset from to offset at is a loop.
+func (g *Guard) fire(from, at int64) bool {
+	g.fired, g.firedAt, g.firedFrom = true, at, max(from, 0)
 	g.setRoom()
 	return true
 }

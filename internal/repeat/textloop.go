@@ -46,7 +46,8 @@ func (g *Guard) periodic(sn int) bool {
 	if !loopOfText(w[max(len(w)-p-1, 0):], unit, span/int64(p), span, g.lim.Lines) {
 		return false
 	}
-	return g.fire(g.start + int64(g.n))
+	at := g.start + int64(g.n)
+	return g.fire(at-span, at) // the span ends at the cut
 }
 
 // Thresholds of units of text, by what the unit holds, set from the Go
