@@ -134,9 +134,7 @@ type Scanner struct {
 	// the bytes of it read).
 	sp           bool
 	spRet, spPos uint8
-	// doubled: the top-level object opened with `{{` (a template's escaped
-	// brace); its doubled '}' after it belongs to the value (stDoubled).
-	doubled bool
+	doubled      bool // the top-level object opened with `{{` (doubled.go)
 
 	uval rune // value of the \u escape being read
 
@@ -443,10 +441,7 @@ func (s *Scanner) top() byte {
 // valueDone moves past a complete value.
 func (s *Scanner) valueDone() {
 	if len(s.stack) == 0 {
-		s.state = stDone
-		if s.doubled {
-			s.state = stDoubled
-		}
+		s.state = s.topDone()
 	} else {
 		s.state = stAfter
 	}
@@ -594,10 +589,7 @@ func (s *Scanner) step(c byte) uint8 {
 		if s.state == stArrFirst {
 			return s.beginValue(c)
 		}
-		if c == '{' && len(s.stack) == 1 && !s.doubled {
-			// `{{"name": ..}}`: a brace doubled as templates escape it; the
-			// object is the inner one (stDoubled takes its doubled '}').
-			s.doubled, s.repaired = true, true
+		if s.doubledBrace(c) {
 			return consumed
 		}
 		return s.beginKey(c)
@@ -864,16 +856,8 @@ func (s *Scanner) step(c byte) uint8 {
 			s.valueDone()
 		}
 		return consumed
-
 	case stDoubled:
-		if isSpace(c) {
-			return consumed
-		}
-		s.state = stDone
-		if c == '}' {
-			return consumed
-		}
-		return stop // the doubled '}' left out: the value ended with the inner object
+		return s.doubledCloser(c)
 	}
 	// stDone
 	return stop
@@ -915,7 +899,7 @@ func (s *Scanner) Finish() (out []byte, truncated, repaired bool) {
 	if s.state == stSP { // cut inside a `▁`: what came before it stands
 		s.state = s.spRet
 	}
-	if s.state == stDoubled { // the inner object is complete
+	if s.state == stDoubled { // the inner object is complete (doubled.go)
 		s.state = stDone
 	}
 	trunc := false
