@@ -840,7 +840,7 @@ func (m *Machine) emitText(b []byte) {
 
 // guarded handles code spans and fences: markup inside them is text.
 func (m *Machine) guarded(t *lexer.Token) bool {
-	if m.opt.MarkupInCode || m.fenceCall(t) { // fencecall.go
+	if m.opt.MarkupInCode || m.code == codeFence && m.fence.phase == fLead && m.fenceCall(t) { // fencecall.go
 		return false
 	}
 	switch m.code {

@@ -46,7 +46,7 @@ func (m *Machine) roleAtText(t *lexer.Token) (role, dset, dset) {
 		if cands, variants, r := m.openersOf(t); r != rNone {
 			return r, cands, variants
 		}
-		if m.ix.used.has(t.Marker) || m.turnEnd(t) { // turnend.go
+		if m.ix.used.has(t.Marker) || m.left.called && m.left.blank && m.turnEnd(t) { // turnend.go
 			return rStrayClose, 0, 0
 		}
 		return rNone, 0, 0
@@ -123,8 +123,10 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 	if s != nil && s.name == nameTag && t.Marker != lexer.Unknown && closing && m.call.slot >= slotElem && bytes.Equal(t.Name, m.nameOf(m.call.name)) {
 		return rCallClose // a name element's own closer (</function>, nameelem.go)
 	}
-	if r, ok := m.elemParamRole(t, lv); ok { // paramelem.go
-		return r
+	if s != nil && s.name == nameTag && m.call.slot != slotOwn {
+		if r, ok := m.elemParamRole(t, lv); ok { // paramelem.go
+			return r
+		}
 	}
 	if s != nil && s.name == nameTag && t.Marker == lexer.Unknown {
 		switch {
@@ -165,7 +167,7 @@ func (m *Machine) roleIn(t *lexer.Token, lv level) role {
 		return pick(rTypeOpen, rTypeClose)
 	case anyOf(cands, func(c *Spec) bool { return c.call == t.Marker }):
 		return pick(rCallOpen, rCallClose)
-	case anyOf(cands, func(c *Spec) bool { return c.callEnd == t.Marker }):
+	case callEnds[t.Marker] && anyOf(cands, func(c *Spec) bool { return c.callEnd == t.Marker }):
 		return rCallClose // `</end_function_call>` as well: a misspelt closer (note)
 	case anyOf(cands, func(c *Spec) bool { return c.param == t.Marker }):
 		return pick(rParamOpen, rParamClose)

@@ -18,8 +18,12 @@ import "github.com/toolsieve/toolsieve/lexer"
 // arguments must still fit the tool (elemChild); a wrapper closer after
 // the call is a stray closer, discarded.
 
-// callElems are the call elements of the table's dialects.
-var callElems = tagSet(func(s *Spec) []lexer.Marker { return []lexer.Marker{s.call} })
+// callElems are the call elements of the table's dialects; callEnds their
+// end tags (<end_function_call>: markup.go's roleIn).
+var (
+	callElems = tagSet(func(s *Spec) []lexer.Marker { return []lexer.Marker{s.call} })
+	callEnds  = tagSet(func(s *Spec) []lexer.Marker { return []lexer.Marker{s.callEnd} })
+)
 
 // elemParamRole is the role of tag t, seen from level lv, in a name
 // element's call that named its tool outside a wrapper, when t is an
