@@ -72,7 +72,10 @@ func (s *leftSink) Text(b []byte) {
 			b = b[s.lead(b):]
 		default:
 			n := s.plain(b)
-			s.text(b[:n])
+			if s.blank { // inline: the short way for text
+				s.blank = isBlank(b[:n])
+			}
+			s.Sink.Text(b[:n])
 			b = b[n:]
 		}
 	}
