@@ -134,6 +134,7 @@ const (
 	pVal                         // inside the value
 	pComma                       // expect ',' before the next key
 	pScalar                      // in a number or literal value (`null`, `1`) before the name
+	pUKey                        // inside an unquoted key (loosekey.go)
 	pName                        // after a name line's opener: the name, up to the line's end (probeline.go)
 	pNameEnd                     // after the name's line: whitespace, then the '{' of the arguments
 	pFence                       // after a label opener: whitespace, then a code fence (probeline.go)
@@ -174,6 +175,7 @@ type probe struct {
 	line     bool      // it started a line: a word that is not an opener may be a word line
 	nest     nest      // the containers around the call object the probe reads (toolcalls.go)
 	bare     bareLines // lines of markup written without '<' (bare.go)
+	ukey     bool      // an unquoted key was read (loosekey.go)
 	esc      bool      // in a skipped string value, after a backslash
 	quote    byte
 	key      [maxProbeKey]byte
@@ -235,6 +237,8 @@ func (p *probe) step(c byte) probeVerdict {
 		case ws:
 		case c == '"' || c == '\'':
 			p.quote, p.nkey, p.state = c, 0, pKey
+		case isWordByte(c):
+			p.key[0], p.nkey, p.state = c, 1, pUKey
 		default:
 			return pvNot
 		}
@@ -293,6 +297,8 @@ func (p *probe) step(c byte) probeVerdict {
 		default:
 			return pvNot
 		}
+	case pUKey:
+		return p.unquotedKey(c)
 	case pScalar:
 		switch {
 		case ws:
