@@ -23,21 +23,7 @@ func (m *Machine) mayLineCall(b []byte) bool {
 	if !isWordByte(b[0]) {
 		return false
 	}
-	j := 1
-	for j < len(b) && (isIdentByte(b[j]) || b[j] == '.' || b[j] == '-') {
-		j++
-	}
-	if j > maxProbeVal {
-		return false
-	}
-	if j == len(b) {
-		return true // the name may go on
-	}
-	k := j
-	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
-		k++
-	}
-	return (k == len(b) || b[k] == '(') && m.opt.Declared(b[:j])
+	return m.mayExprLine(b) // a prefix may come first (callexpr.go)
 }
 
 // startLineCall makes the probe just started one of a line call: it reads
@@ -62,6 +48,10 @@ func (m *Machine) textLineEnd(b []byte) int {
 		switch c {
 		case ' ', '\t', '\r':
 			continue
+		case ')':
+			if m.exprWrapClose(c) { // callexpr.go
+				continue
+			}
 		case '\n':
 			if m.add(b[:i+1]) {
 				m.lineCallDone(len(m.buf))
@@ -80,7 +70,12 @@ func (m *Machine) textLineEnd(b []byte) int {
 // lineCallDone reports the line call whose markup ends at buf[:end].
 func (m *Machine) lineCallDone(end int) {
 	m.call.done = false
-	m.pyCall(m.py.Name(), m.py.Args(), end, 0)
+	var rep Repairs
+	if m.exprUnfit(m.py.Name(), m.py.Args(), &rep) { // callexpr.go
+		m.toText()
+		return
+	}
+	m.pyCall(m.py.Name(), m.py.Args(), end, rep)
 	m.atLine = true // its markup ended with its line's newline (or the input)
 }
 

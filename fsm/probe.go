@@ -159,24 +159,25 @@ const (
 // probe matches the start of a call in text one byte at a time.
 type probe struct {
 	state    probeState
-	seen     int       // bytes stepped
-	spec     *Spec     // the dialect of a symbol opener or a line call, once known
-	output   bool      // it holds the output's first line (startsOutput)
-	lineCall bool      // it holds the start of a line that may be a call (linecall.go)
-	ops      opSet     // the openers the bytes so far fit
-	n        int       // bytes of the opener matched
-	body     int       // offset in the held bytes of the body's first byte
-	pre      int       // held bytes before the opener: a label line that anchors it (anchor.go)
-	anchor   span      // in the held bytes: the declared tool's name the label gives
-	cands    dset      // the dialects of the opener, once it is complete
-	json     bool      // one of them writes JSON call objects
-	py       bool      // one of them writes Python calls
-	python   bool      // the body is a Python call list
-	line     bool      // it started a line: a word that is not an opener may be a word line
-	nest     nest      // the containers around the call object the probe reads (toolcalls.go)
-	bare     bareLines // lines of markup written without '<' (bare.go)
-	ukey     bool      // an unquoted key was read (loosekey.go)
-	esc      bool      // in a skipped string value, after a backslash
+	seen     int        // bytes stepped
+	spec     *Spec      // the dialect of a symbol opener or a line call, once known
+	output   bool       // it holds the output's first line (startsOutput)
+	lineCall bool       // it holds the start of a line that may be a call (linecall.go)
+	ops      opSet      // the openers the bytes so far fit
+	n        int        // bytes of the opener matched
+	body     int        // offset in the held bytes of the body's first byte
+	pre      int        // held bytes before the opener: a label line that anchors it (anchor.go)
+	anchor   span       // in the held bytes: the declared tool's name the label gives
+	cands    dset       // the dialects of the opener, once it is complete
+	json     bool       // one of them writes JSON call objects
+	py       bool       // one of them writes Python calls
+	python   bool       // the body is a Python call list
+	line     bool       // it started a line: a word that is not an opener may be a word line
+	nest     nest       // the containers around the call object the probe reads (toolcalls.go)
+	bare     bareLines  // lines of markup written without '<' (bare.go)
+	ukey     bool       // an unquoted key was read (loosekey.go)
+	expr     exprPrefix // what a line call's prefix held (callexpr.go)
+	esc      bool       // in a skipped string value, after a backslash
 	quote    byte
 	key      [maxProbeKey]byte
 	nkey     int
@@ -204,11 +205,15 @@ func (p *probe) step(c byte) probeVerdict {
 			p.state = pKeyQuote
 		case isWordByte(c) && p.py:
 			p.val[0], p.nval, p.state = c, 1, pCallee
+			if p.lineCall {
+				p.body = p.seen - 1 // after a prefix (callexpr.go)
+			}
 		default:
 			return pvNot
 		}
 	case pCallee:
 		switch {
+		case c == '.' && p.lineCall && p.namespace():
 		case isIdentByte(c) || c == '.' || c == '-':
 			if p.nval == maxProbeVal {
 				return pvNot
@@ -218,17 +223,19 @@ func (p *probe) step(c byte) probeVerdict {
 		case c == ' ' || c == '\t':
 			p.state = pCalleeSp
 		case c == '(':
-			p.python = true
-			return pvName
+			return p.callParen()
+		case c == ':' && p.lineCall:
+			return p.labelEnd()
 		default:
 			return pvNot
 		}
 	case pCalleeSp:
-		switch c {
-		case ' ', '\t':
-		case '(':
-			p.python = true
-			return pvName
+		switch {
+		case c == ' ' || c == '\t':
+		case c == '(':
+			return p.callParen()
+		case isWordByte(c) && p.lineCall:
+			return p.nextWord(c)
 		default:
 			return pvNot
 		}

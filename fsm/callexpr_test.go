@@ -1,0 +1,63 @@
+package fsm
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestExprLinePrefixes: the probe of a line call reads the prefixes of
+// callexpr.go up to the declared name and its '(', and mayExprLine holds
+// every start of such a line (else where the chunks fall would decide);
+// lines that are no call are refused by both, prose lines at once.
+func TestExprLinePrefixes(t *testing.T) {
+	declared := func(w []byte) bool { return string(w) == "read_file" || string(w) == "terminal" }
+	m := &Machine{opt: Options{Declared: declared}}
+	probeName := func(line string) (string, bool) {
+		p := &probe{state: pList, py: true, lineCall: true}
+		for i := 0; i < len(line); i++ {
+			switch p.step(line[i]) {
+			case pvNot:
+				return "", false
+			case pvName:
+				return string(p.val[:p.nval]) + "@" + line[p.body:p.body+p.nval], declared(p.val[:p.nval])
+			}
+		}
+		return "", false
+	}
+	for _, line := range []string{
+		`read_file(path="a")`,
+		`read_file (path="a")`,
+		`Action: read_file(path="a")`,
+		`Tool call: terminal(command="ls")`,
+		`calling TOOL:  read_file(path="a")`,
+		`print(default_api.read_file(path="a"))`,
+		`print (await functions.terminal(command="ls"))`,
+		`await read_file(path="a")`,
+		`Call: print(await default_api.read_file(path="a"))`,
+	} {
+		name, ok := probeName(line)
+		assert.True(t, ok, "%s: the probe reads a declared name", line)
+		assert.Contains(t, []string{"read_file@read_file", "terminal@terminal"}, name, "%s: the name, where the body starts", line)
+		for i := 1; i <= len(line); i++ {
+			assert.True(t, m.mayExprLine([]byte(line[:i])), "%q: a start of a line call is held", line[:i])
+		}
+	}
+	for _, line := range []string{
+		`I will call read_file(path="a") next`,
+		`Then read_file(path="a")`,
+		`Step one: read_file(path="a")`,
+		`Action: write_file(path="a")`,
+		`print(os.read_file(path="a"))`,
+		`print(print(read_file(path="a")))`,
+		`default_api.functions.read_file(path="a")`,
+		`Action: Tool call: read_file(path="a")`,
+	} {
+		_, ok := probeName(line)
+		assert.False(t, ok, "%s: no call", line)
+		assert.False(t, m.mayExprLine([]byte(line)), "%s: not held", line)
+	}
+	for _, start := range []string{"see ", "so my", "The file ", "a [", "Note that "} {
+		assert.False(t, m.mayExprLine([]byte(start)), "%q: prose is not held", start)
+	}
+}
