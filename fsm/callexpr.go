@@ -98,6 +98,8 @@ func (p *probe) nextWord(c byte) probeVerdict {
 	switch w := string(p.val[:p.nval]); {
 	case w == "await" && !p.expr.await && !p.expr.ns:
 		p.expr.await = true
+	case !p.expr.guessed() && p.expr.words == 0 && !labelLead(p.val[:p.nval]):
+		return p.shellKey(c) // shellcall.go
 	case p.expr.guessed() || p.expr.words > 0 || !labelLead(p.val[:p.nval]):
 		return pvNot
 	default:
@@ -150,6 +152,8 @@ func (m *Machine) mayExprLine(b []byte) bool {
 			k++
 		case isWordByte(c) && k > j && string(w) == "await" && !e.await:
 			e.await = true
+		case isWordByte(c) && k > j && !e.guessed() && e.words == 0 && m.opt.Declared(w):
+			return true // a shell-style line call may follow (shellcall.go)
 		case isWordByte(c) && k > j && !e.guessed() && e.words == 0 && labelLead(w):
 			e.words++
 		default:

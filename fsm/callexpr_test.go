@@ -61,3 +61,29 @@ func TestExprLinePrefixes(t *testing.T) {
 		assert.False(t, m.mayExprLine([]byte(start)), "%q: prose is not held", start)
 	}
 }
+
+// TestShellLineSteps: a shell-style line call (shellcall.go) is held from
+// its first byte to its line's end, where the probe hands it over; a line
+// that is not one is refused by the probe.
+func TestShellLineSteps(t *testing.T) {
+	m := &Machine{opt: Options{Declared: func(w []byte) bool { return string(w) == "read_file" }}}
+	verdict := func(line string) probeVerdict {
+		p := &probe{state: pList, py: true, lineCall: true}
+		for i := 0; i < len(line); i++ {
+			if v := p.step(line[i]); v != pvMore {
+				return v
+			}
+		}
+		return pvMore
+	}
+	for _, line := range []string{"read_file path=\"a b\"\n", "read_file  path='c:\\x' n=\"1\" \r\n"} {
+		assert.Equal(t, pvShell, verdict(line), "%q", line)
+		for i := 1; i <= len(line); i++ {
+			assert.True(t, m.mayExprLine([]byte(line[:i])), "%q: held", line[:i])
+		}
+	}
+	for _, line := range []string{"read_file path=a\n", "read_file path=\"a\" x\n", "read_file is good\n", "read_file path=\"a\n\"\n", "Tool read_file path=\"a\"\n"} {
+		assert.Equal(t, pvNot, verdict(line), "%q", line)
+	}
+	assert.False(t, m.mayExprLine([]byte("write_file path=\"a\"")), "an undeclared name is not held")
+}

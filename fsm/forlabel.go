@@ -91,6 +91,18 @@ func (m *Machine) forLabelCall(held []byte) bool {
 	m.lbl.state = lbNone
 	m.startProbe(off, true)
 	m.buf = append(m.buf, held...)
+	return m.emitInferred(name, args)
+}
+
+// emitInferred emits the call of the declared tool name with arguments
+// args, an object that fits it, whose markup is all of m.buf: a call the
+// text implies without a dialect's markup (inferred_call), reported as
+// the json dialect's. It reports false when that dialect is off.
+func (m *Machine) emitInferred(name, args []byte) bool {
+	s, ok := lookup(jsonDialect)
+	if !ok || m.ix.on&specSet(s) == 0 {
+		return false
+	}
 	m.blk = block{cands: specSet(s), spec: s, implicit: true}
 	m.call = call{loose: -1, name: m.keepName(name), done: true}
 	m.call.args = append(m.argsBuf[:0], args...)

@@ -123,27 +123,31 @@ func isIdentByte(c byte) bool { return isWordByte(c) || '0' <= c && c <= '9' }
 type probeState uint8
 
 const (
-	pOpener    probeState = iota // in a text opener
-	pList                        // after '[': whitespace, then '{' or a callee
-	pCallee                      // in a callee name
-	pCalleeSp                    // spaces after a callee name: '('
-	pKeyQuote                    // expect the quote that opens a key
-	pKey                         // inside a key
-	pColon                       // expect ':'
-	pValQuote                    // expect the quote that opens a string value
-	pVal                         // inside the value
-	pComma                       // expect ',' before the next key
-	pScalar                      // in a number or literal value (`null`, `1`) before the name
-	pUKey                        // inside an unquoted key (loosekey.go)
-	pName                        // after a name line's opener: the name, up to the line's end (probeline.go)
-	pNameEnd                     // after the name's line: whitespace, then the '{' of the arguments
-	pFence                       // after a label opener: whitespace, then a code fence (probeline.go)
-	pBody                        // holding the rest of a call's JSON value (orphan.go)
-	pAfter                       // holding whitespace after it
-	pBareBlock                   // a line that may be a block opener without its '<' (bare.go)
-	pBareEnd                     // after it: spaces, then the end of the line
-	pBareNext                    // whitespace before the next line
-	pBareCall                    // a line that may be a call opener without its '<'
+	pOpener     probeState = iota // in a text opener
+	pList                         // after '[': whitespace, then '{' or a callee
+	pCallee                       // in a callee name
+	pCalleeSp                     // spaces after a callee name: '('
+	pKeyQuote                     // expect the quote that opens a key
+	pKey                          // inside a key
+	pColon                        // expect ':'
+	pValQuote                     // expect the quote that opens a string value
+	pVal                          // inside the value
+	pComma                        // expect ',' before the next key
+	pScalar                       // in a number or literal value (`null`, `1`) before the name
+	pUKey                         // inside an unquoted key (loosekey.go)
+	pShellKey                     // a shell-style line call's key (shellcall.go)
+	pShellQuote                   // after its '=': the value's quote
+	pShellVal                     // inside the quoted value
+	pShellSp                      // after it: spaces, the next key or the line's end
+	pName                         // after a name line's opener: the name, up to the line's end (probeline.go)
+	pNameEnd                      // after the name's line: whitespace, then the '{' of the arguments
+	pFence                        // after a label opener: whitespace, then a code fence (probeline.go)
+	pBody                         // holding the rest of a call's JSON value (orphan.go)
+	pAfter                        // holding whitespace after it
+	pBareBlock                    // a line that may be a block opener without its '<' (bare.go)
+	pBareEnd                      // after it: spaces, then the end of the line
+	pBareNext                     // whitespace before the next line
+	pBareCall                     // a line that may be a call opener without its '<'
 )
 
 // probeVerdict is what one byte tells a probe.
@@ -154,6 +158,7 @@ const (
 	pvNot                       // not a call: the byte is not part of one
 	pvName                      // the byte completed the first call's name
 	pvFrame                     // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
+	pvShell                     // the byte ended a shell-style line call (shellcall.go)
 )
 
 // probe matches the start of a call in text one byte at a time.
@@ -306,6 +311,8 @@ func (p *probe) step(c byte) probeVerdict {
 		}
 	case pUKey:
 		return p.unquotedKey(c)
+	case pShellKey, pShellQuote, pShellVal, pShellSp:
+		return p.shellStep(c)
 	case pScalar:
 		switch {
 		case ws:
@@ -592,6 +599,12 @@ func (m *Machine) textInProbe(b []byte) int {
 		if m.mayBeBareArgs(v) { // arguments whose tool only prose names (bareargs.go)
 			if m.add(b[:i+1]) {
 				m.openBareArgs()
+			}
+			return i + 1
+		}
+		if v == pvShell { // shellcall.go
+			if m.add(b[:i+1]) && !m.shellCall() {
+				m.probeText()
 			}
 			return i + 1
 		}
