@@ -22,7 +22,8 @@ import (
 // keywords, the wrapper's ')' and the end of the line. Words before the
 // name without a label's ':' are a sentence ("I will call read_file(path)
 // next" stays text), an undeclared name or another namespace (`os.remove`)
-// is no call, and in a code fence no line call is looked for. Because the
+// is no call, and in a code fence no line call is looked for, nor after
+// text that introduced an illustration ("Usage:", see illustrates). Because the
 // prefix is a guess, the call must fit the tool's schema (objectFits) and
 // carries inferred_call.
 
@@ -202,5 +203,5 @@ func (m *Machine) exprUnfit(name, args []byte, rep *Repairs) bool {
 		return false
 	}
 	*rep |= RInferredCall
-	return p.expr.shut < p.expr.wrap || m.opt.FitsTool == nil || !m.objectFits(name, args)
+	return p.expr.shut < p.expr.wrap || m.opt.FitsTool == nil || !m.objectFits(name, args) || m.illustrated()
 }

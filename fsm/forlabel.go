@@ -16,7 +16,8 @@ import (
 // nothing else before the ']'. The call takes {key: value}, must fit the
 // tool's schema, and carries inferred_call. A name that is not declared,
 // a key the tool does not take, more words, or such a line in a code
-// fence (no label line is held there) stays text.
+// fence (no label line is held there) or after a line that introduces an
+// illustration ("Example:") stays text.
 
 // maxForLabel is the most bytes of a label before its ':'.
 const maxForLabel = 32
@@ -84,7 +85,7 @@ func (m *Machine) forLabelCall(held []byte) bool {
 		return false
 	}
 	name, args, ok := forLabelArgs(held, m.declared)
-	if !ok || !m.objectFits(name, args) {
+	if !ok || !m.objectFits(name, args) || m.illustrated() {
 		return false
 	}
 	off := m.lbl.off

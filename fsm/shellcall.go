@@ -18,7 +18,8 @@ import (
 // sentence ("read_file is what I used"), an unquoted value
 // (`read_file path=a`, a shell variable), an undeclared name, unfit keys,
 // or anything after the last value stays text; in a code fence no line
-// call is looked for (usage shown to the user).
+// call is looked for (usage shown to the user), nor after a line that
+// introduces an illustration ("Usage:", see illustrates).
 
 // shellKey starts a shell-style line call's first key at c, after the
 // callee (p.val) and a space.
@@ -78,7 +79,7 @@ func (m *Machine) shellCall() bool {
 		return false
 	}
 	args, ok := shellArgs(m.buf[len(name):])
-	if !ok || !m.objectFits(name, args) {
+	if !ok || !m.objectFits(name, args) || m.illustrated() {
 		return false
 	}
 	return m.emitInferred(bytes.Clone(name), args)
