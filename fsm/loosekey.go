@@ -5,7 +5,7 @@ package fsm
 //
 //	default_api:mandatory_tool{categoryNames:[],suggestedTitle:null}
 //
-// A probed '{' in text may open such an object: its first unquoted key
+// A probed '{' in text may open such an object: its first key, unquoted,
 // ends the probe (no call object names its tool so), and the object is
 // held as bare arguments (bareargs.go) only when the text right before it
 // anchors a declared tool (textTail.anchor: its name, then at most a label

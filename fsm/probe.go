@@ -249,7 +249,7 @@ func (p *probe) step(c byte) probeVerdict {
 		case ws:
 		case c == '"' || c == '\'':
 			p.quote, p.nkey, p.state = c, 0, pKey
-		case isWordByte(c):
+		case isWordByte(c) && p.nkey == 0: // the object's first key, unquoted (loosekey.go)
 			p.key[0], p.nkey, p.state = c, 1, pUKey
 		default:
 			return pvNot
