@@ -199,7 +199,7 @@ func (m *Machine) exprWrapClose(c byte) bool {
 // prefix gets inferred_call in rep.
 func (m *Machine) exprUnfit(name, args []byte, rep *Repairs) bool {
 	p := m.probe
-	if p == nil || !p.lineCall || !p.expr.guessed() {
+	if p == nil || !p.lineCall || !p.expr.guessed() && m.code != codeFence { // toolcode.go
 		return false
 	}
 	*rep |= RInferredCall

@@ -76,7 +76,8 @@ func (m *Machine) lineCallDone(end int) {
 		return
 	}
 	m.pyCall(m.py.Name(), m.py.Args(), end, rep)
-	m.atLine = true // its markup ended with its line's newline (or the input)
+	m.fenceCallDone() // toolcode.go
+	m.atLine = true   // its markup ended with its line's newline (or the input)
 }
 
 // lineCallToken handles token t after a line call's ')' (its bytes end
