@@ -394,7 +394,7 @@ func (p *probe) opener(c byte) probeVerdict {
 
 // inString reports whether the probe is inside a JSON string: a marker
 // arriving now is string content.
-func (p *probe) inString() bool { return p.state == pKey || p.state == pVal }
+func (p *probe) inString() bool { return p.state == pKey || p.state == pVal || p.state == pShellVal }
 
 // probing reports whether text openers are probed here: in text and in a
 // fenced code block, not in a code span.
