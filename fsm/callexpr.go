@@ -33,9 +33,15 @@ import (
 // end after their first word and a space, so that prose lines are not.
 var labelLeads = []string{"tool", "function", "calling"}
 
-// labelLead reports whether w is one of labelLeads, in any case.
+// labelLead reports whether w is one of labelLeads, in any case (the
+// length first: most lines of prose start with no such word).
 func labelLead(w []byte) bool {
-	return slices.ContainsFunc(labelLeads, func(l string) bool { return bytes.EqualFold(w, []byte(l)) })
+	for _, l := range labelLeads {
+		if len(w) == len(l) && bytes.EqualFold(w, []byte(l)) {
+			return true
+		}
+	}
+	return false
 }
 
 // exprNamespaces are the namespaces models write before a tool's name:
@@ -153,7 +159,7 @@ func (m *Machine) mayExprLine(b []byte) bool {
 			k++
 		case isWordByte(c) && k > j && string(w) == "await" && !e.await:
 			e.await = true
-		case isWordByte(c) && k > j && !e.guessed() && e.words == 0 && m.opt.Declared(w):
+		case isWordByte(c) && k > j && !e.guessed() && e.words == 0 && shellKeyAt(b[k:]) && m.opt.Declared(w):
 			return true // a shell-style line call may follow (shellcall.go)
 		case isWordByte(c) && k > j && !e.guessed() && e.words == 0 && labelLead(w):
 			e.words++

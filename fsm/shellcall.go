@@ -70,6 +70,17 @@ func (p *probe) shellStep(c byte) probeVerdict {
 	return pvMore
 }
 
+// shellKeyAt reports whether b, after a line's first word and spaces, may
+// start a shell-style call's first pair as far as it shows: a key, then
+// '=' (the check that keeps prose lines from costing a name lookup).
+func shellKeyAt(b []byte) bool {
+	i := 0
+	for i < len(b) && (isIdentByte(b[i]) || b[i] == '-') {
+		i++
+	}
+	return i == len(b) || b[i] == '='
+}
+
 // shellCall emits the shell-style line call the probe holds (m.buf, its
 // line break last), when its tool is declared and its pairs fit it. It
 // reports whether it did.
