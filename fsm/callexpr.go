@@ -48,8 +48,8 @@ func labelLead(w []byte) bool {
 // Gemini's default_api, OpenAI's functions.
 var exprNamespaces = []string{"default_api", "functions"}
 
-// exprPrefix is what a line call's prefix held, as the probe read it.
-type exprPrefix struct {
+// exprPre is what a line call's prefix held, as the probe read it.
+type exprPre struct {
 	words uint8 // words read before the current one, with no ':' yet
 	label bool  // a label's ':' was read
 	wrap  uint8 // print( wrappers opened: as many ')' must end the line
@@ -59,7 +59,7 @@ type exprPrefix struct {
 }
 
 // guessed reports whether the line call had a prefix.
-func (e *exprPrefix) guessed() bool { return e.label || e.wrap > 0 || e.await || e.ns }
+func (e *exprPre) guessed() bool { return e.label || e.wrap > 0 || e.await || e.ns }
 
 // namespace is called at a '.' in a line call's callee: when the callee so
 // far is a namespace, it is dropped and the name starts after the '.'.
@@ -117,11 +117,11 @@ func (p *probe) nextWord(c byte) probeVerdict {
 }
 
 // mayExprLine reports whether the line that starts b may be a line call,
-// as far as b shows: its prefix (see exprPrefix), then a declared tool's
+// as far as b shows: its prefix (see exprPre), then a declared tool's
 // name, optional spaces and '('. It accepts at least every start the
 // probe goes on with, so that where the chunks fall does not matter.
 func (m *Machine) mayExprLine(b []byte) bool {
-	var e exprPrefix
+	var e exprPre
 	i := 0
 	for {
 		j := i + 1
@@ -200,7 +200,7 @@ func (m *Machine) exprWrapClose(c byte) bool {
 }
 
 // exprUnfit reports whether the line call just read, name(args), had a
-// prefix (see exprPrefix) and is no call after all: a wrapper was left
+// prefix (see exprPre) and is no call after all: a wrapper was left
 // open, or the arguments do not fit the declared tool. A call that had a
 // prefix gets inferred_call in rep.
 func (m *Machine) exprUnfit(name, args []byte, rep *Repairs) bool {

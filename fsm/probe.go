@@ -123,31 +123,31 @@ func isIdentByte(c byte) bool { return isWordByte(c) || '0' <= c && c <= '9' }
 type probeState uint8
 
 const (
-	pOpener     probeState = iota // in a text opener
-	pList                         // after '[': whitespace, then '{' or a callee
-	pCallee                       // in a callee name
-	pCalleeSp                     // spaces after a callee name: '('
-	pKeyQuote                     // expect the quote that opens a key
-	pKey                          // inside a key
-	pColon                        // expect ':'
-	pValQuote                     // expect the quote that opens a string value
-	pVal                          // inside the value
-	pComma                        // expect ',' before the next key
-	pScalar                       // in a number or literal value (`null`, `1`) before the name
-	pUKey                         // inside an unquoted key (loosekey.go)
-	pShellKey                     // a shell-style line call's key (shellcall.go)
-	pShellQuote                   // after its '=': the value's quote
-	pShellVal                     // inside the quoted value
-	pShellSp                      // after it: spaces, the next key or the line's end
-	pName                         // after a name line's opener: the name, up to the line's end (probeline.go)
-	pNameEnd                      // after the name's line: whitespace, then the '{' of the arguments
-	pFence                        // after a label opener: whitespace, then a code fence (probeline.go)
-	pBody                         // holding the rest of a call's JSON value (orphan.go)
-	pAfter                        // holding whitespace after it
-	pBareBlock                    // a line that may be a block opener without its '<' (bare.go)
-	pBareEnd                      // after it: spaces, then the end of the line
-	pBareNext                     // whitespace before the next line
-	pBareCall                     // a line that may be a call opener without its '<'
+	pOpener    probeState = iota // in a text opener
+	pList                        // after '[': whitespace, then '{' or a callee
+	pCallee                      // in a callee name
+	pCalleeSp                    // spaces after a callee name: '('
+	pKeyQuote                    // expect the quote that opens a key
+	pKey                         // inside a key
+	pColon                       // expect ':'
+	pValQuote                    // expect the quote that opens a string value
+	pVal                         // inside the value
+	pComma                       // expect ',' before the next key
+	pScalar                      // in a number or literal value (`null`, `1`) before the name
+	pUKey                        // inside an unquoted key (loosekey.go)
+	pShKey                       // a shell-style line call's key (shellcall.go)
+	pShQuote                     // after its '=': the value's quote
+	pShVal                       // inside the quoted value
+	pShSp                        // after it: spaces, the next key or the line's end
+	pName                        // after a name line's opener: the name, up to the line's end (probeline.go)
+	pNameEnd                     // after the name's line: whitespace, then the '{' of the arguments
+	pFence                       // after a label opener: whitespace, then a code fence (probeline.go)
+	pBody                        // holding the rest of a call's JSON value (orphan.go)
+	pAfter                       // holding whitespace after it
+	pBareBlock                   // a line that may be a block opener without its '<' (bare.go)
+	pBareEnd                     // after it: spaces, then the end of the line
+	pBareNext                    // whitespace before the next line
+	pBareCall                    // a line that may be a call opener without its '<'
 )
 
 // probeVerdict is what one byte tells a probe.
@@ -164,25 +164,25 @@ const (
 // probe matches the start of a call in text one byte at a time.
 type probe struct {
 	state    probeState
-	seen     int        // bytes stepped
-	spec     *Spec      // the dialect of a symbol opener or a line call, once known
-	output   bool       // it holds the output's first line (startsOutput)
-	lineCall bool       // it holds the start of a line that may be a call (linecall.go)
-	ops      opSet      // the openers the bytes so far fit
-	n        int        // bytes of the opener matched
-	body     int        // offset in the held bytes of the body's first byte
-	pre      int        // held bytes before the opener: a label line that anchors it (anchor.go)
-	anchor   span       // in the held bytes: the declared tool's name the label gives
-	cands    dset       // the dialects of the opener, once it is complete
-	json     bool       // one of them writes JSON call objects
-	py       bool       // one of them writes Python calls
-	python   bool       // the body is a Python call list
-	line     bool       // it started a line: a word that is not an opener may be a word line
-	nest     nest       // the containers around the call object the probe reads (toolcalls.go)
-	bare     bareLines  // lines of markup written without '<' (bare.go)
-	ukey     bool       // an unquoted key was read (loosekey.go)
-	expr     exprPrefix // what a line call's prefix held (callexpr.go)
-	esc      bool       // in a skipped string value, after a backslash
+	seen     int       // bytes stepped
+	spec     *Spec     // the dialect of a symbol opener or a line call, once known
+	output   bool      // it holds the output's first line (startsOutput)
+	lineCall bool      // it holds the start of a line that may be a call (linecall.go)
+	ops      opSet     // the openers the bytes so far fit
+	n        int       // bytes of the opener matched
+	body     int       // offset in the held bytes of the body's first byte
+	pre      int       // held bytes before the opener: a label line that anchors it (anchor.go)
+	anchor   span      // in the held bytes: the declared tool's name the label gives
+	cands    dset      // the dialects of the opener, once it is complete
+	json     bool      // one of them writes JSON call objects
+	py       bool      // one of them writes Python calls
+	python   bool      // the body is a Python call list
+	line     bool      // it started a line: a word that is not an opener may be a word line
+	nest     nest      // the containers around the call object the probe reads (toolcalls.go)
+	bare     bareLines // lines of markup written without '<' (bare.go)
+	ukey     bool      // an unquoted key was read (loosekey.go)
+	expr     exprPre   // what a line call's prefix held (callexpr.go)
+	esc      bool      // in a skipped string value, after a backslash
 	quote    byte
 	key      [maxProbeKey]byte
 	nkey     int
@@ -311,7 +311,7 @@ func (p *probe) step(c byte) probeVerdict {
 		}
 	case pUKey:
 		return p.unquotedKey(c)
-	case pShellKey, pShellQuote, pShellVal, pShellSp:
+	case pShKey, pShQuote, pShVal, pShSp:
 		return p.shellStep(c)
 	case pScalar:
 		switch {
@@ -394,7 +394,7 @@ func (p *probe) opener(c byte) probeVerdict {
 
 // inString reports whether the probe is inside a JSON string: a marker
 // arriving now is string content.
-func (p *probe) inString() bool { return p.state == pKey || p.state == pVal || p.state == pShellVal }
+func (p *probe) inString() bool { return p.state == pKey || p.state == pVal || p.state == pShVal }
 
 // probing reports whether text openers are probed here: in text and in a
 // fenced code block, not in a code span.

@@ -24,14 +24,14 @@ import (
 // shellKey starts a shell-style line call's first key at c, after the
 // callee (p.val) and a space.
 func (p *probe) shellKey(c byte) probeVerdict {
-	p.key[0], p.nkey, p.state = c, 1, pShellKey
+	p.key[0], p.nkey, p.state = c, 1, pShKey
 	return pvMore
 }
 
 // shellStep advances the probe through a shell-style line call's pairs.
 func (p *probe) shellStep(c byte) probeVerdict {
 	switch p.state {
-	case pShellKey:
+	case pShKey:
 		switch {
 		case isIdentByte(c) || c == '-':
 			if p.nkey == maxProbeKey {
@@ -40,29 +40,29 @@ func (p *probe) shellStep(c byte) probeVerdict {
 			p.key[p.nkey] = c
 			p.nkey++
 		case c == '=':
-			p.state = pShellQuote
+			p.state = pShQuote
 		default:
 			return pvNot
 		}
-	case pShellQuote:
+	case pShQuote:
 		if c != '"' && c != '\'' {
 			return pvNot
 		}
-		p.quote, p.state = c, pShellVal
-	case pShellVal:
+		p.quote, p.state = c, pShVal
+	case pShVal:
 		switch c {
 		case p.quote:
-			p.state = pShellSp
+			p.state = pShSp
 		case '\n':
 			return pvNot
 		}
-	case pShellSp:
+	case pShSp:
 		switch {
 		case c == ' ' || c == '\t' || c == '\r':
 		case c == '\n':
 			return pvShell
 		case isWordByte(c):
-			p.key[0], p.nkey, p.state = c, 1, pShellKey
+			p.key[0], p.nkey, p.state = c, 1, pShKey
 		default:
 			return pvNot
 		}
@@ -99,7 +99,7 @@ func (m *Machine) shellCall() bool {
 // shellAtEOF ends a shell-style line call that the end of input cut after
 // its last value, as its line's end would.
 func (m *Machine) shellAtEOF() {
-	if m.lv == lvProbe && m.probe.state == pShellSp && !m.shellCall() {
+	if m.lv == lvProbe && m.probe.state == pShSp && !m.shellCall() {
 		m.probeText()
 	}
 }
