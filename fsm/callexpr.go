@@ -33,16 +33,26 @@ import (
 // end after their first word and a space, so that prose lines are not.
 var labelLeads = []string{"tool", "function", "calling"}
 
-// labelLead reports whether w is one of labelLeads, in any case (the
+// labelLead reports whether w is one of labelLeads, in any case (by its
 // length first: most lines of prose start with no such word).
 func labelLead(w []byte) bool {
 	for _, l := range labelLeads {
-		if len(w) == len(l) && bytes.EqualFold(w, []byte(l)) {
+		if len(w) == len(l) && w[0]|0x20 == l[0] && bytes.EqualFold(w, []byte(l)) {
 			return true
 		}
 	}
 	return false
 }
+
+// calleeByte marks the bytes that go on a callee's name after its first
+// (isIdentByte, '.', '-'), and keyByte those of a shell-style key.
+var calleeByte, keyByte = func() (c, k [256]bool) {
+	for b := range 256 {
+		k[b] = isIdentByte(byte(b)) || b == '-'
+		c[b] = k[b] || b == '.'
+	}
+	return c, k
+}()
 
 // exprNamespaces are the namespaces models write before a tool's name:
 // Gemini's default_api, OpenAI's functions.
@@ -114,6 +124,21 @@ func (p *probe) nextWord(c byte) probeVerdict {
 	}
 	p.val[0], p.nval, p.state, p.body = c, 1, pCallee, p.seen-1
 	return pvMore
+}
+
+// exprLead reports whether a line whose first word is w, then rest after
+// spaced (or not) spaces, may go on as a line call with a prefix: ':'
+// glued to w, or a word after `await` or a label's first word, or a key and
+// '=' (shellcall.go). Most lines of prose fail here at the cost of a few
+// comparisons, the name lookups left to mayExprLine.
+func exprLead(w, rest []byte, spaced bool) bool {
+	switch c := rest[0]; {
+	case c == ':':
+		return !spaced
+	case !spaced || !isWordByte(c):
+		return false
+	}
+	return len(w) == 5 && string(w) == "await" || labelLead(w) || shellKeyAt(rest)
 }
 
 // mayExprLine reports whether the line that starts b may be a line call,

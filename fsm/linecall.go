@@ -23,7 +23,24 @@ func (m *Machine) mayLineCall(b []byte) bool {
 	if !isWordByte(b[0]) {
 		return false
 	}
-	return m.mayExprLine(b) // a prefix may come first (callexpr.go)
+	j := 1
+	for j < len(b) && calleeByte[b[j]] {
+		j++
+	}
+	if j > maxProbeVal {
+		return false
+	}
+	if j == len(b) {
+		return true // the name may go on
+	}
+	k := j
+	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
+		k++
+	}
+	if k == len(b) || b[k] == '(' || exprLead(b[:j], b[k:], k > j) {
+		return m.mayExprLine(b) // callexpr.go
+	}
+	return false
 }
 
 // startLineCall makes the probe just started one of a line call: it reads

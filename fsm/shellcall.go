@@ -75,7 +75,7 @@ func (p *probe) shellStep(c byte) probeVerdict {
 // '=' (the check that keeps prose lines from costing a name lookup).
 func shellKeyAt(b []byte) bool {
 	i := 0
-	for i < len(b) && (isIdentByte(b[i]) || b[i] == '-') {
+	for i < len(b) && keyByte[b[i]] {
 		i++
 	}
 	return i == len(b) || b[i] == '='
