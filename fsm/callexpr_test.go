@@ -87,3 +87,45 @@ func TestShellLineSteps(t *testing.T) {
 	}
 	assert.False(t, m.mayExprLine([]byte("write_file path=\"a\"")), "an undeclared name is not held")
 }
+
+// TestForLabelArgs: a label line `[LABEL: NAME for KEY 'VALUE']` gives the
+// declared tool and {KEY: VALUE}; anything more or less is no call.
+func TestForLabelArgs(t *testing.T) {
+	declared := func(w []byte) bool { return string(w) == "read_file" }
+	for _, tt := range []struct{ held, name, args string }{
+		{`[tool_call: read_file for absolute_path 'requirements.txt']`, "read_file", `{"absolute_path":"requirements.txt"}`},
+		{`[Tool call:read_file for path "a b.txt" ]`, "read_file", `{"path":"a b.txt"}`},
+		{`[tool_call: read_file for path = 'x']`, "read_file", `{"path":"x"}`},
+		{`[tool_call: write_file for path 'a']`, "", ""},
+		{`[tool_call: read_file for path 'a' and more]`, "", ""},
+		{`[tool_call: read_file with path 'a']`, "", ""},
+		{`[tool_call: read_file for path a]`, "", ""},
+		{`[see: the docs] read_file for path 'a']`, "", ""},
+		{`[x]`, "", ""},
+	} {
+		name, args, ok := forLabelArgs([]byte(tt.held), declared)
+		assert.Equal(t, tt.name != "", ok, tt.held)
+		assert.Equal(t, tt.name, string(name), tt.held)
+		if ok {
+			assert.JSONEq(t, tt.args, string(args), tt.held)
+		}
+	}
+}
+
+// TestShellArgs: the pairs of a shell-style line, values byte for byte.
+func TestShellArgs(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{` file="c:\Users\y\a.json"`, `{"file":"c:\\Users\\y\\a.json"}`},
+		{` a='1'  b="x y" `, `{"a":"1","b":"x y"}`},
+		{` a="1" a="2"`, ""},
+		{` a="1`, ""},
+		{` =""`, ""},
+		{``, ""},
+	} {
+		args, ok := shellArgs([]byte(tt.in))
+		assert.Equal(t, tt.want != "", ok, tt.in)
+		if ok {
+			assert.JSONEq(t, tt.want, string(args), tt.in)
+		}
+	}
+}
