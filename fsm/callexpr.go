@@ -234,5 +234,8 @@ func (m *Machine) exprUnfit(name, args []byte, rep *Repairs) bool {
 		return false
 	}
 	*rep |= RInferredCall
+	if c := bytes.IndexByte(m.buf, ':'); p.expr.label && c >= 0 && illustrates(m.buf[:c+1]) {
+		return true // `Example: NAME(..)` shows a call
+	}
 	return p.expr.shut < p.expr.wrap || m.opt.FitsTool == nil || !m.objectFits(name, args) || m.illustrated()
 }
