@@ -24,7 +24,7 @@ func (m *Machine) mayLineCall(b []byte) bool {
 		return false
 	}
 	j := 1
-	for j < len(b) && (isIdentByte(b[j]) || b[j] == '.' || b[j] == '-') {
+	for j < len(b) && calleeByte[b[j]] {
 		j++
 	}
 	if j > maxProbeVal {
@@ -33,14 +33,17 @@ func (m *Machine) mayLineCall(b []byte) bool {
 	if j == len(b) {
 		return true // the name may go on
 	}
-	if b[j] == ':' {
-		return m.mayLooseLine(b) // looseline.go
+	if b[j] == ':' && m.mayLooseLine(b) { // looseline.go
+		return true
 	}
 	k := j
 	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
 		k++
 	}
-	return (k == len(b) || b[k] == '(') && m.opt.Declared(b[:j])
+	if k == len(b) || b[k] == '(' || exprLead(b[:j], b[k:], k > j) {
+		return m.mayExprLine(b) // callexpr.go
+	}
+	return false
 }
 
 // startLineCall makes the probe just started one of a line call: it reads
@@ -65,6 +68,10 @@ func (m *Machine) textLineEnd(b []byte) int {
 		switch c {
 		case ' ', '\t', '\r':
 			continue
+		case ')':
+			if m.exprWrapClose(c) { // callexpr.go
+				continue
+			}
 		case '\n':
 			if m.add(b[:i+1]) {
 				m.lineCallDone(len(m.buf))
@@ -83,8 +90,14 @@ func (m *Machine) textLineEnd(b []byte) int {
 // lineCallDone reports the line call whose markup ends at buf[:end].
 func (m *Machine) lineCallDone(end int) {
 	m.call.done = false
-	m.pyCall(m.py.Name(), m.py.Args(), end, 0)
-	m.atLine = true // its markup ended with its line's newline (or the input)
+	var rep Repairs
+	if m.exprUnfit(m.py.Name(), m.py.Args(), &rep) { // callexpr.go
+		m.toText()
+		return
+	}
+	m.pyCall(m.py.Name(), m.py.Args(), end, rep)
+	m.fenceCallDone() // toolcode.go
+	m.atLine = true   // its markup ended with its line's newline (or the input)
 }
 
 // lineCallToken handles token t after a line call's ')' (its bytes end

@@ -34,6 +34,8 @@ package loosejson
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 )
 
 // Limits.
@@ -321,7 +323,7 @@ func (s *Scanner) run(p []byte, i int) int {
 		d0 := s.delim[0]
 		for j < len(p) {
 			c := p[j]
-			if c < 0x20 || c == '"' || c == '\\' || c == d0 || c == ',' && !s.isKey {
+			if jsonspan.EndsPlain(c) || c == d0 || c == ',' && !s.isKey {
 				break
 			}
 			j++
@@ -334,7 +336,7 @@ func (s *Scanner) run(p []byte, i int) int {
 		}
 		for j < len(p) {
 			c := p[j]
-			if c < 0x20 || c == '"' || c == '\\' || c == s.quote || c == d0 && d0 != 0 || s.k > 0 {
+			if jsonspan.EndsPlain(c) || c == s.quote || c == d0 && d0 != 0 || s.k > 0 {
 				break
 			}
 			j++
