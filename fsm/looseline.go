@@ -73,8 +73,8 @@ func (m *Machine) mayLooseLine(b []byte) bool {
 // headWord reports whether the callee a line call's probe read, with the
 // ':' after it, is the header of a loose line (`call:`).
 func (p *probe) headWord() bool {
-	if p.head == nil || !p.lineCall {
-		return false
+	if p.head == nil || !p.lineCall || p.expr.words > 0 || p.expr.guessed() {
+		return false // not the line's first word (`Tool call: f(..)`, callexpr.go)
 	}
 	h := p.head.lineHead
 	return len(h) == p.nval+1 && h[len(h)-1] == ':' && string(p.val[:p.nval]) == h[:p.nval]
