@@ -8,8 +8,9 @@ import (
 )
 
 // Agent harnesses print a tool call in a transcript as a label line,
-// `[Tool Use: NAME]`, followed by its arguments; models that read such
-// transcripts write the label themselves, then bare argument elements:
+// `[Tool Use: NAME]` or `[Calling tool: NAME]` (labelPrefixes), followed
+// by its arguments; models that read such transcripts write the label
+// themselves, then bare argument elements:
 //
 //	[Tool Use: read_file]
 //	<parameter name="path">src/a.go</parameter>
@@ -28,16 +29,21 @@ import (
 // (`</invoke>`).
 
 const (
-	labelPrefix  = "[tool use:" // matched without regard to case
 	maxLabelName = 64
 	maxLabelWait = 64 // whitespace held after the ']'
 )
+
+// labelPrefixes open a label line, matched without regard to case and with
+// '_' for a space. The first is the harness's own; the others
+// (transcripts of Hermes, Open WebUI, Cline: `[Calling tool: NAME]`) name
+// a call only when NAME is a declared tool (labelNames).
+var labelPrefixes = [...]string{"[tool use:", "[calling tool:", "[tool call:", "[using tool:"}
 
 type labelState uint8
 
 const (
 	lbNone   labelState = iota
-	lbPrefix            // in labelPrefix
+	lbPrefix            // in one of labelPrefixes
 	lbSpace             // spaces before the name
 	lbName              // the name
 	lbAfter             // spaces after the name
@@ -48,7 +54,8 @@ const (
 // label is a label line being held back.
 type label struct {
 	state  labelState
-	n      int    // bytes of labelPrefix matched
+	n      int    // bytes of a label prefix matched
+	live   uint8  // lbPrefix: the labelPrefixes still matching, as bits; then the one matched
 	held   []byte // the label's bytes so far
 	off    int64  // input offset of held[0]
 	name   span   // in held
@@ -62,12 +69,7 @@ type label struct {
 func (l *label) step(c byte, pos int) bool {
 	switch l.state {
 	case lbPrefix:
-		if want := labelPrefix[l.n]; lower(c) != want && (want != ' ' || c != '_') {
-			return false
-		}
-		if l.n++; l.n == len(labelPrefix) {
-			l.state = lbSpace
-		}
+		return l.stepPrefix(c)
 	case lbSpace:
 		switch {
 		case c == ' ' || c == '\t':
@@ -104,6 +106,33 @@ func (l *label) step(c byte, pos int) bool {
 	return true
 }
 
+// stepPrefix advances the match of the label prefixes by c.
+func (l *label) stepPrefix(c byte) bool {
+	live := uint8(0)
+	for i, p := range labelPrefixes {
+		if l.live&(1<<i) == 0 || l.n >= len(p) {
+			continue
+		}
+		if want := p[l.n]; lower(c) == want || want == ' ' && c == '_' {
+			live |= 1 << i
+			if l.n+1 == len(p) {
+				l.state, l.live = lbSpace, 1<<i
+				l.n++
+				return true
+			}
+		}
+	}
+	l.live = live
+	l.n++
+	return live != 0
+}
+
+// labelNames reports whether the held label may name its call: its
+// prefix is the harness's own, or its name is a declared tool.
+func (m *Machine) labelNames() bool {
+	return m.lbl.live == 1 || m.declared(m.lbl.held[m.lbl.name.a:m.lbl.name.b])
+}
+
 func isLabelNameByte(c byte) bool {
 	return isIdentByte(c) || c == '-' || c == '.' || c == ':'
 }
@@ -122,7 +151,7 @@ func (m *Machine) textLabel(b []byte) int {
 		m.lbl = new(label)
 	}
 	if m.lbl.state == lbNone {
-		*m.lbl = label{state: lbPrefix, held: m.lbl.held[:0], off: m.textOff}
+		*m.lbl = label{state: lbPrefix, held: m.lbl.held[:0], off: m.textOff, live: 1<<len(labelPrefixes) - 1}
 	}
 	if m.lbl.state == lbAnchor && !mayAnchor(b, len(m.lbl.held)) { // the line ends with no '{'
 		return m.anchorEnds(b)
@@ -137,8 +166,9 @@ func (m *Machine) textLabel(b []byte) int {
 		if m.lbl.step(c, len(m.lbl.held)+i) {
 			continue
 		}
-		if m.lbl.state == lbPrefix && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
-			m.lbl.state = lbAnchor // no [Tool Use:] label: it may name a tool before its arguments
+		if (m.lbl.state != lbWait || c == '{') && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
+			// no label of argument elements: it may name a tool before its arguments object
+			m.lbl.state = lbAnchor
 			m.lbl.spaced = bytes.ContainsAny(m.lbl.held, " :") || bytes.ContainsAny(b[:i], " :")
 			if n, ok := m.anchorLabel(b, i); ok {
 				return n
@@ -175,7 +205,7 @@ func (m *Machine) giveBackLabel() {
 // whether t was handled: it opened the labelled call, or the label's
 // bytes, given back, left the text level and t was handled from there.
 func (m *Machine) labelTag(t *lexer.Token) bool {
-	if m.lbl.state == lbWait {
+	if m.lbl.state == lbWait && m.labelNames() {
 		if s := m.labelDialect(t); s != nil {
 			m.openLabelled(t, s)
 			return true
