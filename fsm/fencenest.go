@@ -41,7 +41,7 @@ func (m *Machine) fenceLine(b []byte) int {
 // nested settles a pending fence line that held more than spaces as the
 // opener of a fence inside this one.
 func (f *fenceText) nested() {
-	if f.line == 0 {
+	if f.line <= 0 {
 		return
 	}
 	f.line = 0

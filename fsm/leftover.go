@@ -167,6 +167,7 @@ func (s *leftSink) endWait() {
 // comes now: a fence line only for a call read from the fence's body.
 func (s *leftSink) takes() bool {
 	_, whole := leadShape(s.held)
+	whole = whole || s.m.fenceLineLead(s.held) // fenceline.go
 	return whole && len(s.held) > 0 && (s.held[0] == '`') == (s.m.code == codeFence)
 }
 

@@ -861,7 +861,7 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 	case codeFence:
 		if t.Kind == lexer.Backticks && t.Count >= 3 && t.Has(lexer.LineStart) {
 			m.fence.line = int32(min(t.Count, math.MaxInt32)) // its line decides (fencenest.go)
-		} else {
+		} else if !m.fenceLineEnds(t) { // fenceline.go
 			m.fence.nested()
 			m.fence.token()
 		}
