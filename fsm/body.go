@@ -785,7 +785,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if m.call.slot == slotProse && m.proseUnfit(end) {
 		return
 	}
-	if m.elemUnfit(end) || m.tagJSONUnfit(end) || m.toolAttrUnfit(end) { // nameelem.go, tagjson.go, attrtag.go
+	if m.elemUnfit(end) || m.tagJSONUnfit(end) || m.toolAttrUnfit(end) || m.wordKeyUnfit(end) { // nameelem.go, tagjson.go, attrtag.go, wordkey.go
 		return
 	}
 	if inner := decodeTwice(m.call.args); inner != nil { // arguments encoded twice (doubleenc.go)

@@ -247,10 +247,16 @@ func (m *Machine) labelDialect(t *lexer.Token) *Spec {
 // openLabelled opens the call the held label names, of dialect s, at its
 // first argument element t.
 func (m *Machine) openLabelled(t *lexer.Token, s *Spec) {
-	held := m.lbl.held
 	m.lbl.state = lbNone
+	m.openLabelledAt(m.lbl.held, m.lbl.off, m.lbl.name, t, s, RMisplacedName)
+}
+
+// openLabelledAt opens a labelled call of dialect s at its first argument
+// element t: held, at input offset off, is the markup before t, name the
+// tool's name in it; the call carries rep.
+func (m *Machine) openLabelledAt(held []byte, off int64, name span, t *lexer.Token, s *Spec, rep Repairs) {
 	m.buf = append(m.buf[:0], held...)
-	m.bufOff = m.lbl.off
+	m.bufOff = off
 	m.names = m.names[:0]
 	m.seg = segment{}
 	m.lv = lvCall // for the cap: a runaway reports buf
@@ -262,10 +268,10 @@ func (m *Machine) openLabelled(t *lexer.Token, s *Spec) {
 		return
 	}
 	m.blk = block{cands: specSet(s), spec: s, implicit: true}
-	m.call = call{loose: -1, repairs: RMisplacedName, slot: slotLabel}
+	m.call = call{loose: -1, repairs: rep, slot: slotLabel}
 	m.call.open.dsml = t.Has(lexer.DSML) // its elements' prefix is the call's: not mixed
 	m.setDialect(s)
-	m.call.name = m.keepName(held[m.lbl.name.a:m.lbl.name.b])
+	m.call.name = m.keepName(held[name.a:name.b])
 	m.tagInCall(t, len(m.buf)-len(t.Raw))
 }
 

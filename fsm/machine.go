@@ -873,7 +873,7 @@ func (m *Machine) tagInText(t *lexer.Token) {
 	if m.labelHeld() && m.labelTag(t) {
 		return
 	}
-	if m.wl == wlHeader && m.leadHeader(t) {
+	if m.wl == wlHeader && m.leadHeader(t) || m.wl == wlWord && m.wordKeyCall(t) { // harmonylead.go, wordkey.go
 		return
 	}
 	r, cands, variants := m.roleAtText(t)

@@ -692,7 +692,7 @@ func (m *Machine) tagInProbe(t *lexer.Token) bool {
 		m.textOff = t.Offset
 		m.text(t.Raw)
 		return true
-	case m.closeHeld(t), m.bareOpener(t), m.fenceOpens(t):
+	case m.closeHeld(t), m.bareOpener(t), m.fenceOpens(t), m.probedWordKey(t): // wordkey.go
 		return true
 	case p.output: // the output's first line was no name line: it may be a word line
 		m.replayOutput(nil)
