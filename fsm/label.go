@@ -42,13 +42,14 @@ var labelPrefixes = [...]string{"[tool use:", "[calling tool:", "[tool call:", "
 type labelState uint8
 
 const (
-	lbNone   labelState = iota
-	lbPrefix            // in one of labelPrefixes
-	lbSpace             // spaces before the name
-	lbName              // the name
-	lbAfter             // spaces after the name
-	lbWait              // after the ']': whitespace, then the next token decides
-	lbAnchor            // another label line: held up to a '{' (anchor.go)
+	lbNone    labelState = iota
+	lbPrefix             // in one of labelPrefixes
+	lbSpace              // spaces before the name
+	lbName               // the name
+	lbAfter              // spaces after the name
+	lbWait               // after the ']': whitespace, then the next token decides
+	lbAnchor             // another label line: held up to a '{' (anchor.go)
+	lbTagName            // after a <name> tag: the name, then blanks (nametag.go)
 )
 
 // label is a label line being held back.
@@ -97,6 +98,8 @@ func (l *label) step(c byte, pos int) bool {
 		default:
 			return false
 		}
+	case lbTagName:
+		return l.stepTagName(c, pos) // nametag.go
 	case lbWait:
 		if !isSpace(c) || l.wait == maxLabelWait {
 			return false
@@ -166,7 +169,7 @@ func (m *Machine) textLabel(b []byte) int {
 		if m.lbl.step(c, len(m.lbl.held)+i) {
 			continue
 		}
-		if (m.lbl.state != lbWait || c == '{') && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
+		if (m.lbl.state < lbWait || c == '{') && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
 			// no label of argument elements: it may name a tool before its arguments object
 			m.lbl.state = lbAnchor
 			m.lbl.spaced = bytes.ContainsAny(m.lbl.held, " :") || bytes.ContainsAny(b[:i], " :")
@@ -205,6 +208,9 @@ func (m *Machine) giveBackLabel() {
 // whether t was handled: it opened the labelled call, or the label's
 // bytes, given back, left the text level and t was handled from there.
 func (m *Machine) labelTag(t *lexer.Token) bool {
+	if m.tagNameCloses(t) { // nametag.go
+		return true
+	}
 	if m.lbl.state == lbWait && m.labelNames() {
 		if s := m.labelDialect(t); s != nil {
 			m.openLabelled(t, s)
@@ -248,7 +254,11 @@ func (m *Machine) labelDialect(t *lexer.Token) *Spec {
 // first argument element t.
 func (m *Machine) openLabelled(t *lexer.Token, s *Spec) {
 	m.lbl.state = lbNone
-	m.openLabelledAt(m.lbl.held, m.lbl.off, m.lbl.name, t, s, RMisplacedName)
+	rep := RMisplacedName
+	if m.lbl.live == 0 { // a <name> tag (nametag.go): a guess, its keys must fit
+		rep |= RInferredCall
+	}
+	m.openLabelledAt(m.lbl.held, m.lbl.off, m.lbl.name, t, s, rep)
 }
 
 // openLabelledAt opens a labelled call of dialect s at its first argument

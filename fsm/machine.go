@@ -870,7 +870,7 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 }
 
 func (m *Machine) tagInText(t *lexer.Token) {
-	if m.labelHeld() && m.labelTag(t) {
+	if m.labelHeld() && m.labelTag(t) || m.nameTagLabel(t) { // label.go, nametag.go
 		return
 	}
 	if m.wl == wlHeader && m.leadHeader(t) || m.wl == wlWord && m.wordKeyCall(t) { // harmonylead.go, wordkey.go

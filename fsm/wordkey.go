@@ -67,8 +67,9 @@ func (m *Machine) keyDialect(t *lexer.Token) *Spec {
 	return found
 }
 
-// wordKeyUnfit gives a word line's call whose keys do not fit its tool back
-// to the text (its markup at buf[:end]), and reports whether it did.
+// wordKeyUnfit gives a labelled call that was inferred (a word line's, a
+// <name> tag's: nametag.go) whose keys do not fit its tool back to the
+// text (its markup at buf[:end]), and reports whether it did.
 func (m *Machine) wordKeyUnfit(end int) bool {
 	if m.call.slot != slotLabel || m.call.repairs&RInferredCall == 0 {
 		return false
