@@ -174,6 +174,9 @@ func (m *Machine) closeSegment(end int) {
 			return
 		}
 	}
+	if m.attrBody(start, end) { // attrbody.go
+		return
+	}
 	if m.lv == lvBlock && m.blk.calls == 0 && looksPythonic(s) {
 		if spec := m.pySpecFor(s[max(firstNonSpace(s), 0)]); spec != nil {
 			m.startPy(spec, start)
