@@ -50,6 +50,7 @@ const (
 	lbWait               // after the ']': whitespace, then the next token decides
 	lbAnchor             // another label line: held up to a '{' (anchor.go)
 	lbTagName            // after a <name> tag: the name, then blanks (nametag.go)
+	lbCurly              // an anchored object in typographic quotes (curly.go)
 )
 
 // label is a label line being held back.
@@ -63,6 +64,7 @@ type label struct {
 	wait   int    // whitespace bytes after the ']'
 	replay bool   // held bytes are being given back: no label starts
 	spaced bool   // lbAnchor: a space or ':' was held (a label, not a call expression)
+	cu     curly  // lbCurly: the object (curly.go)
 }
 
 // step advances the label by byte c, the held byte at position pos. It
@@ -160,6 +162,12 @@ func (m *Machine) textLabel(b []byte) int {
 		return m.anchorEnds(b)
 	}
 	for i, c := range b {
+		if m.lbl.state == lbCurly {
+			if n, ok := m.curlyText(b, i); ok {
+				return n
+			}
+			continue
+		}
 		if m.lbl.state == lbAnchor {
 			if n, ok := m.anchorLabel(b, i); ok {
 				return n
@@ -208,7 +216,7 @@ func (m *Machine) giveBackLabel() {
 // whether t was handled: it opened the labelled call, or the label's
 // bytes, given back, left the text level and t was handled from there.
 func (m *Machine) labelTag(t *lexer.Token) bool {
-	if m.tagNameCloses(t) { // nametag.go
+	if m.tagNameCloses(t) || m.curlyTag(t) { // nametag.go, curly.go
 		return true
 	}
 	if m.lbl.state == lbWait && m.labelNames() {

@@ -576,6 +576,9 @@ func (m *Machine) textInProbe(b []byte) int {
 		if v == pvMore && len(m.buf)+i+1 <= maxProbe {
 			continue
 		}
+		if v == pvNot && m.curlyFrom(b[:i], c) { // curly.go
+			return i
+		}
 		if m.mayBeBareArgs(v) { // arguments whose tool only prose names (bareargs.go)
 			if m.add(b[:i+1]) {
 				m.openBareArgs()
