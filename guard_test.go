@@ -55,7 +55,15 @@ var loopClasses = []loopClass{
 	{"a phrase repeated inside one argument value", "<tool_call>\n<function=write_file>\n<parameter=content>\nThe plan: ",
 		fixed("we will keep going and going. "), "", 0, false},
 	{"a corrupted opener word on every line", "Working.\n", fixed("<tool_cal\n"), "", 0, false},
-	{"a line of prose repeated", "Sure.\n", fixed("I will now run the test suite again.\n"), "", 0, false},
+	// A whole call without its closer, then a loop: the call came before
+	// the loop and runs; a loop that began inside the arguments, or repeats
+	// them, runs nothing.
+	{"an invented result repeating a line after a whole call", "Reading.\n<tool_call>Read\n```json\n{\"file_path\": \"/tmp/r.js\", \"limit\": 20}\n```\n\n```json\n{\"content\": \"",
+		fixed(`new Paragraph({ heading: HeadingLevel.HEADING_2, children: [new TextRun(\"1.2\")] }),\n`), "", 0, true},
+	{"a phrase repeated inside one JSON argument", "<tool_call>write_file\n{\"content\": \"The plan: ",
+		fixed("we will keep going and going. "), "", 0, false},
+	{"the arguments of a call written again and again", "Reading.\n<tool_call>Read\n{\"file_path\": \"/tmp/r.js\"}\n",
+		fixed("{\"file_path\": \"/tmp/r.js\"}\n"), "", 0, false},
 	// Units of text too short or too plain for the rules of phrases and lines.
 	{"two letters repeated", "HelloHow", fixed("To"), "", 0, false},
 	{"a letter and a space repeated", "The taps: \"b", fixed(" b"), "", 0, false},

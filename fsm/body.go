@@ -701,6 +701,7 @@ func (m *Machine) finishJSON() {
 		}
 		m.call.args = m.json.Take(m.argsBuf) // out, kept: the next body is written in argsBuf's room
 		m.argsBuf = m.call.args
+		m.argsWhole(truncated)
 		return
 	}
 	if out = bytes.TrimSpace(out); len(out) > 0 && out[0] == '[' {

@@ -53,6 +53,7 @@ func (m *Machine) guardFired() bool {
 // and a word line or label held at the text level, are the runaway's raw
 // (held calls join it, loops.go); the extra bytes are discarded after it.
 func (m *Machine) repetition(extra int) {
+	m.callBeforeLoop() // loopafter.go
 	var held []byte
 	if m.wl != wlNone {
 		held, m.bufOff = m.held, m.heldOff

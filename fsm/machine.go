@@ -223,6 +223,7 @@ type call struct {
 	tool    span  // in m.names: the tool a name element's content named (nameelem.go)
 	params  []pspan
 	repairs Repairs
+	argsEnd int32  // end in m.buf of its whole JSON arguments (0: none yet); see callBeforeLoop
 	args    []byte // JSON arguments, once known
 	loose   int    // start of loose text in m.buf, -1 if none
 	kv      keyVal // key/value arguments

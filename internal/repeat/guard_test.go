@@ -22,6 +22,15 @@ func tag(s string) item    { return item{s: s, marker: true} }
 // feed runs items through a guard, text cut in chunks of size chunk (0:
 // whole), and returns where it fired (-1: not).
 func feed(items []item, chunk int) int64 {
+	fired, at := feedGuard(items, chunk).Fired()
+	if !fired {
+		return -1
+	}
+	return at
+}
+
+// feedGuard runs items through a new guard as feed does and returns it.
+func feedGuard(items []item, chunk int) *Guard {
 	g := New(Limits{})
 	g.InText(true)
 	var prev uint32
@@ -45,11 +54,7 @@ func feed(items []item, chunk int) int64 {
 			b = b[n:]
 		}
 	}
-	fired, at := g.Fired()
-	if !fired {
-		return -1
-	}
-	return at
+	return g
 }
 
 func repeat(n int, unit ...item) []item {
@@ -193,4 +198,31 @@ func TestNumberedLines(t *testing.T) {
 func fmt4(i int) string {
 	s := itoa(i % 10000)
 	return strings.Repeat("0", 4-len(s)) + s
+}
+
+// TestLoopStart checks where the guard says the loop began, for a unit of
+// markup, a phrase and a line after a distinct prefix: never after the
+// first unit (a call before it is not part of the loop), and not more
+// than a unit before it, at every chunking.
+func TestLoopStart(t *testing.T) {
+	prefix := []item{text("I will read the file first and then decide what to change.\n"), markup("<tool_call>"),
+		text(`{"name": "Read", "arguments": {"file_path": "/tmp/a.go"}}`), markup("</tool_call>"), text("\n")}
+	for _, tc := range []struct {
+		name string
+		unit []item
+	}{
+		{"markup", []item{markup("<|im_end|>"), text("\n"), markup("<|im_start|>"), text("assistant\n")}},
+		{"phrase", []item{text("new Paragraph({ heading: HeadingLevel.HEADING_2 }), ")}},
+		{"line", []item{text("    children: [new TextRun(\"1.2 a line of a table\")] }),\n")}},
+	} {
+		for _, chunk := range []int{0, 1, 7, 64} {
+			items := append(append([]item{}, prefix...), repeat(2000, tc.unit...)...)
+			g := feedGuard(items, chunk)
+			fired, _ := g.Fired()
+			require.True(t, fired, "%s chunk %d", tc.name, chunk)
+			start, loop := g.LoopStart(), size(prefix)
+			assert.LessOrEqual(t, start, loop, "%s chunk %d: the loop's start is after its first unit", tc.name, chunk)
+			assert.GreaterOrEqual(t, start, loop-size(tc.unit), "%s chunk %d: the loop's start is more than a unit early", tc.name, chunk)
+		}
+	}
 }

@@ -227,5 +227,6 @@ func (g *Guard) lineEnd(end int64, tail32 uint32) bool {
 	if distinct(append(b[8-min(hn, 8):8:8], b[16-min(int(n), 4):]...), false) < lineVariety {
 		return false
 	}
-	return g.fire(end)
+	reps := int64((l.run + 2*p - 1) / p) // whole units, the one in part rounded up: never after the start
+	return g.fire(end-reps*unit, end)
 }
