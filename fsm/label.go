@@ -36,7 +36,8 @@ const (
 // labelPrefixes open a label line, matched without regard to case and with
 // '_' for a space. The first is the harness's own; the others
 // (transcripts of Hermes, Open WebUI, Cline: `[Calling tool: NAME]`) name
-// a call only when NAME is a declared tool (labelNames).
+// a call only when NAME is a declared tool (labelNames), and the call
+// carries inferred_call: its keys must fit the tool.
 var labelPrefixes = [...]string{"[tool use:", "[calling tool:", "[tool call:", "[using tool:"}
 
 type labelState uint8
@@ -263,7 +264,7 @@ func (m *Machine) labelDialect(t *lexer.Token) *Spec {
 func (m *Machine) openLabelled(t *lexer.Token, s *Spec) {
 	m.lbl.state = lbNone
 	rep := RMisplacedName
-	if m.lbl.live == 0 { // a <name> tag (nametag.go): a guess, its keys must fit
+	if m.lbl.live != 1 { // another harness's label, a <name> tag (nametag.go): a guess, its keys must fit (wordkey.go)
 		rep |= RInferredCall
 	}
 	m.openLabelledAt(m.lbl.held, m.lbl.off, m.lbl.name, t, s, rep)
