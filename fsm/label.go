@@ -178,7 +178,7 @@ func (m *Machine) textLabel(b []byte) int {
 		if m.lbl.step(c, len(m.lbl.held)+i) {
 			continue
 		}
-		if (m.lbl.state < lbWait || c == '{') && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
+		if (m.lbl.state < lbWait || m.lbl.state == lbWait && c == '{') && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
 			// no label of argument elements: it may name a tool before its arguments object
 			m.lbl.state = lbAnchor
 			m.lbl.spaced = bytes.ContainsAny(m.lbl.held, " :") || bytes.ContainsAny(b[:i], " :")
