@@ -147,7 +147,7 @@ func sdkTarget(path string) target {
 	return tg
 }
 
-// TestTargets measures issue 31's targets and prints them with their
+// TestTargets measures issue 31's targets, and issue 23's guard cost, and prints them with their
 // verdicts; with -targets.out it writes the report there.
 func TestTargets(t *testing.T) {
 	if !*targetsOn {
@@ -196,6 +196,20 @@ func TestTargets(t *testing.T) {
 	for _, c := range []int{4, 4096} {
 		measure("1 MiB qwen3_coder call", callOpt, call, c, 1)
 	}
+	// Issue 23: the repetition guard's cost, each input with the guard off
+	// against the same input with it on (measured above).
+	noGuard := toolsieve.RunawayLimits{NoGuard: true}
+	guardOver := func(key string, in []byte, opt toolsieve.Options, cs []int, calls int) (worst float64, at int) {
+		opt.Runaway = noGuard
+		for _, c := range cs {
+			if r := fig[fmt.Sprintf("%s/%d", key, c)] / parse(opt, in, c, calls); r > worst || at == 0 {
+				worst, at = r, c
+			}
+		}
+		return worst, at
+	}
+	guardProse, guardProseAt := guardOver("prose", proseIn, toolsieve.Options{}, chunks, 0)
+	guardCall, guardCallAt := guardOver("1 MiB qwen3_coder call", call, callOpt, []int{4, 4096}, 1)
 	callAlloc := allocPerByte(len(call), func() { feedFixed(callOpt, call, 4) })
 	small := singleCall("qwen3_coder", fileContent(64<<10))
 	big := singleCall("qwen3_coder", fileContent(8<<20))
@@ -254,10 +268,12 @@ func TestTargets(t *testing.T) {
 		{"4", "proxy TTFB p50 minus httputil.ReverseProxy's", pc.ttfbOver().Seconds() * 1000, "ms", 0.2, true,
 			fmt.Sprintf("%.3f ms against %.3f ms", pc.ttfb[2].Seconds()*1000, pc.ttfb[1].Seconds()*1000)},
 		sdkTarget(*targetsSDK),
+		{"23", "repetition guard on over off: prose (worst of 4, 64 and 4096-byte chunks)", guardProse, "×", 1.05, true, fmt.Sprintf("worst at %d-byte chunks", guardProseAt)},
+		{"23", "repetition guard on over off: 1 MiB qwen3_coder call (worst of 4 and 4096-byte chunks)", guardCall, "×", 1.05, true, fmt.Sprintf("worst at %d-byte chunks", guardCallAt)},
 	}
 
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "# Benchmark results: issue 31's targets\n\n")
+	fmt.Fprintf(&sb, "# Benchmark results: the targets of issue 31 (and issue 23's guard cost)\n\n")
 	fmt.Fprintf(&sb, "Written by one `make bench` run at `%s` on %s (%d CPUs, %s, %s), in %.0f s.\n",
 		*targetsRev, began.UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(), runtime.GOARCH, time.Since(began).Seconds())
 	fmt.Fprintf(&sb, "Every ns/B is CPU time (user and system, this process) per input byte of one op (a new parser fed\n"+

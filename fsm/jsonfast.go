@@ -3,6 +3,7 @@ package fsm
 import (
 	"unicode/utf8"
 
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 	"github.com/toolsieve/toolsieve/lexer"
 )
 
@@ -27,12 +28,12 @@ import (
 const maxLazy = 64 << 10
 
 // jsonStringStop marks the bytes that may end a JSON string or leave its
-// body: quotes, '\\' and control bytes.
+// body (jsonspan.EndsPlain), and the single quote of a loose string.
 var jsonStringStop = func() (t [256]bool) {
-	for c := range 0x20 {
-		t[c] = true
+	for c := range t {
+		t[c] = jsonspan.EndsPlain(byte(c))
 	}
-	t['"'], t['\''], t['\\'] = true, true, true
+	t['\''] = true
 	return t
 }()
 

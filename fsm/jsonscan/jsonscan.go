@@ -273,7 +273,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 			}
 			for j < len(p) {
 				c := p[j]
-				if c < 0x20 || c == '"' || c == '\\' || c == s.quote || c == spLead && s.sp {
+				if jsonspan.EndsPlain(c) || c == s.quote || c == spLead && s.sp {
 					break
 				}
 				j++

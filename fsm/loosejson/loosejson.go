@@ -34,6 +34,8 @@ package loosejson
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
 )
 
 // Limits.
@@ -311,7 +313,7 @@ func (s *Scanner) run(p []byte, i int) int {
 		d0 := s.delim[0]
 		for j < len(p) {
 			c := p[j]
-			if c < 0x20 || c == '"' || c == '\\' || c == d0 || c == ',' && !s.isKey {
+			if jsonspan.EndsPlain(c) || c == d0 || c == ',' && !s.isKey {
 				break
 			}
 			j++
@@ -320,7 +322,7 @@ func (s *Scanner) run(p []byte, i int) int {
 	case stQStr:
 		for j < len(p) {
 			c := p[j]
-			if c < 0x20 || c == '"' || c == '\\' || c == s.quote {
+			if jsonspan.EndsPlain(c) || c == s.quote {
 				break
 			}
 			j++

@@ -195,6 +195,13 @@ func load64[T string | []byte](s T, i int) uint64 {
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
+// EndsPlain reports whether byte c ends the plain run of a string's body:
+// it ends the string ('"'), begins an escape ('\\') or may not stand in a
+// string at all (a control byte). The one statement of that rule: the
+// scanners' fast paths (fsm/jsonscan, fsm/loosejson, fsm/jsonfast.go) and
+// SkipPlain, eight bytes at a time, stop where it says.
+func EndsPlain(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
+
 // SkipPlain skips string bytes from b[i] that neither end nor escape a
 // string ('"', '\\', control bytes), eight at a time, and returns the
 // offset of the first byte that does, or where fewer than eight are left.

@@ -149,3 +149,22 @@ func TestCompactString(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipPlainFollowsEndsPlain checks that the word-at-a-time SkipPlain
+// stops exactly where EndsPlain, the one statement of the rule, says: for
+// every byte value at every place in a word, after bytes that do not stop.
+func TestSkipPlainFollowsEndsPlain(t *testing.T) {
+	for c := range 256 {
+		for at := range 8 {
+			b := []byte("abcdefghijklmnop")
+			b[at] = byte(c)
+			want := len(b) // no stop: both words skipped
+			if EndsPlain(byte(c)) {
+				want = at
+			}
+			if got := SkipPlain(b, 0); got != want {
+				t.Fatalf("byte %#x at %d: SkipPlain stopped at %d, want %d", c, at, got, want)
+			}
+		}
+	}
+}

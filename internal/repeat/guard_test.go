@@ -226,3 +226,45 @@ func TestLoopStart(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapedLinesAnyPhase feeds lines written in a JSON string (`\n`
+// escaped), as in a file written into a call's JSON arguments, after
+// prefixes of every length up to a unit's: a line of one character
+// repeated is padding at every phase of the window (a window that began
+// between `\` and `n` read the `n` as a letter of the line, and the Go
+// tree's `☺` lines fired), and a line of words is a loop at every phase.
+func TestEscapedLinesAnyPhase(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		loop bool
+	}{
+		{strings.Repeat("☺", 50) + `\n`, false},
+		{`I will now run the test suite again.\n`, true},
+	} {
+		body := []byte(strings.Repeat(tc.line, 3000))
+		for k := range len(tc.line) + 1 {
+			g := New(Limits{})
+			g.InText(false) // a value's bytes
+			g.Text([]byte(strings.Repeat("x", k)+" "), 0)
+			g.Text(body, 0)
+			fired, _ := g.Fired()
+			require.Equal(t, tc.loop, fired, "%q after %d bytes", tc.line, k)
+		}
+	}
+}
+
+// TestWholeEscapes checks the rotation of a unit that begins inside an
+// escape.
+func TestWholeEscapes(t *testing.T) {
+	var buf [maxPeriod]byte
+	for _, tc := range []struct{ unit, want string }{
+		{`n☺☺\`, `\n☺☺`},
+		{`"abc\`, `\"abc`},
+		{`ab\\`, `ab\\`},     // an escaped backslash: whole
+		{`nab\\\`, `\nab\\`}, // an escaped backslash, then an escape cut
+		{`abc`, `abc`},
+		{`\`, `\`},
+	} {
+		assert.Equal(t, tc.want, string(wholeEscapes([]byte(tc.unit), &buf)), "%q", tc.unit)
+	}
+}

@@ -78,6 +78,8 @@ const (
 // loopOfText reports whether unit, repeated reps times over span bytes,
 // is a loop; around is the unit with the byte before it.
 func loopOfText(around, unit []byte, reps, span int64, lines int) bool {
+	var buf [maxPeriod]byte
+	unit = wholeEscapes(unit, &buf)
 	if bytes.IndexByte(around, '\n') >= 0 || bytes.Contains(around, []byte(`\n`)) { // a unit of lines
 		v := distinct(unit, true)
 		return v >= lineVariety && reps >= int64(lines) && span >= minLineSpan ||
@@ -99,6 +101,24 @@ func loopOfText(around, unit []byte, reps, span int64, lines int) bool {
 	default:
 		return distinct(unit, true) > 0 && reps >= plainRepeats && span >= plainSpan
 	}
+}
+
+// wholeEscapes returns unit with its escapes whole: the window's unit is
+// a rotation of the repeated one, and may begin inside an escape (`n☺☺\`
+// for `☺☺\n`, written in a JSON string); an odd run of backslashes at its
+// end escapes its first byte. Such a unit is rotated by one byte (into
+// buf), so that the escape is not read as a letter of its own.
+func wholeEscapes(unit []byte, buf *[maxPeriod]byte) []byte {
+	n := 0
+	for n < len(unit) && unit[len(unit)-1-n] == '\\' {
+		n++
+	}
+	if n%2 == 0 || n == len(unit) || len(unit) > len(buf) {
+		return unit
+	}
+	buf[0] = '\\'
+	copy(buf[1:], unit[:len(unit)-1])
+	return buf[:len(unit)]
 }
 
 // oneRune reports whether the unit's lines are one character repeated
