@@ -338,3 +338,20 @@ func (m *Machine) labelAtEOF() {
 		m.giveBackLabel()
 	}
 }
+
+// labelCloser is the closer a call inferred from a label line calls for
+// after it: the ']' of `[Calling tool: NAME with arguments: {..}]`, when
+// the label before the call's object did not close itself. It is then
+// markup (leftover.go), not text shown to the user.
+func labelCloser(c *Call) []byte {
+	if c.Repairs&RInferredCall == 0 || len(c.Raw) == 0 || c.Raw[0] != '[' {
+		return nil
+	}
+	obj := bytes.IndexByte(c.Raw, '{')
+	if obj < 0 || bytes.IndexByte(c.Raw[:obj], ']') >= 0 {
+		return nil
+	}
+	return labelClose
+}
+
+var labelClose = []byte("]")

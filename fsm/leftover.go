@@ -217,6 +217,7 @@ func (s *leftSink) Call(c *Call) {
 		s.held, s.started = s.held[:0], false
 	} else {
 		s.release()
+		s.closer = labelCloser(c) // label.go
 	}
 	s.start, s.called = false, true
 	s.Sink.Call(c)
