@@ -252,3 +252,25 @@ func BenchmarkGuard(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCodeText measures code-heavy text (HTML, generics, fences,
+// brackets: many bytes that may begin a marker, none that does) on its own,
+// for profiles of issue 31's code targets: BenchmarkPlainText builds its
+// tool-dense input first, which a profiler pays for.
+func BenchmarkCodeText(b *testing.B) {
+	in := code(rand.New(rand.NewPCG(1, 2)), 256<<10)
+	for _, chunk := range []int{4, 64, 4096} {
+		b.Run(fmt.Sprintf("chunk=%d", chunk), func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			var t tally
+			for b.Loop() {
+				t = feedFixed(toolsieve.Options{}, in, chunk)
+			}
+			if t.calls != 0 || t.runaways != 0 {
+				b.Fatalf("got %d calls, %d runaways; want none", t.calls, t.runaways)
+			}
+			reportNsPerByte(b, len(in))
+		})
+	}
+}

@@ -261,10 +261,13 @@ func toolDense(n int) ([]byte, int) {
 			unit, calls = cand, calls+c
 		}
 	}
+	if calls == 0 { // else the loop below would never end
+		panic("toolDense: no fixture with calls under ../testdata/cases (run the bench binary from bench/)")
+	}
 	// Repeat the unit with varying prose between copies until n bytes.
 	var b []byte
 	total := 0
-	for len(b) < n || total == 0 {
+	for len(b) < n {
 		b = append(b, unit...)
 		b = append(b, prose(rng, 300)...)
 		b = append(b, '\n')

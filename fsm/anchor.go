@@ -280,6 +280,8 @@ func (m *Machine) anchorLabel(b []byte, i int) (int, bool) {
 	case c == ' ' || c == ':':
 		l.spaced = true
 		return 0, false
+	case c == ']' && m.forLabelCall(append(l.held, b[:i+1]...)): // forlabel.go
+		return i + 1, true
 	case c == '{':
 		l.held = append(l.held, b[:i]...)
 		if name, ok := anchorIn(l.held, m.declared); ok {
@@ -379,7 +381,7 @@ func mayAnchor(rest []byte, held int) bool {
 		return held+len(rest) < maxAnchorLine || bytes.IndexByte(rest, '{') >= 0
 	}
 	br := bytes.IndexByte(rest[:nl], '{')
-	return br >= 0 && held+br < maxAnchorLine
+	return br >= 0 && held+br < maxAnchorLine || forLabelMay(rest[:nl], held) // forlabel.go
 }
 
 // anchorEnds gives the held label line back to the text with b up to the

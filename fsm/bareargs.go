@@ -159,6 +159,9 @@ func (m *Machine) mayBeBareArgs(v probeVerdict) bool {
 	if v == pvName && m.declared(p.val[:p.nval]) {
 		return false // a call object after all
 	}
+	if p.ukey {
+		return m.looseAnchored() // loosekey.go
+	}
 	return p.anchor.b > 0 || m.holdsEnvelopes() || m.tail.words(m.declared) || m.tail.recipient(m.declared) != nil
 }
 

@@ -897,6 +897,7 @@ func (m *Machine) eof() {
 	m.flushHeld()
 	m.swapAtEOF()
 	m.slotAtEOF()
+	m.shellAtEOF() // shellcall.go
 	if m.lv == lvProbe {
 		m.toText()
 	}

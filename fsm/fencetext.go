@@ -80,7 +80,7 @@ func (f *fenceText) text(b []byte) int {
 			if isSpace(c) {
 				continue
 			}
-			if f.json() {
+			if f.json() || f.toolCode() { // toolcode.go
 				return i
 			}
 			f.phase = fBody

@@ -24,7 +24,7 @@ func (m *Machine) mayLineCall(b []byte) bool {
 		return false
 	}
 	j := 1
-	for j < len(b) && (isIdentByte(b[j]) || b[j] == '.' || b[j] == '-') {
+	for j < len(b) && calleeByte[b[j]] {
 		j++
 	}
 	if j > maxProbeVal {
@@ -37,7 +37,10 @@ func (m *Machine) mayLineCall(b []byte) bool {
 	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
 		k++
 	}
-	return (k == len(b) || b[k] == '(') && m.opt.Declared(b[:j])
+	if k == len(b) || b[k] == '(' || exprLead(b[:j], b[k:], k > j) {
+		return m.mayExprLine(b) // callexpr.go
+	}
+	return false
 }
 
 // startLineCall makes the probe just started one of a line call: it reads
@@ -62,6 +65,10 @@ func (m *Machine) textLineEnd(b []byte) int {
 		switch c {
 		case ' ', '\t', '\r':
 			continue
+		case ')':
+			if m.exprWrapClose(c) { // callexpr.go
+				continue
+			}
 		case '\n':
 			if m.add(b[:i+1]) {
 				m.lineCallDone(len(m.buf))
@@ -80,8 +87,14 @@ func (m *Machine) textLineEnd(b []byte) int {
 // lineCallDone reports the line call whose markup ends at buf[:end].
 func (m *Machine) lineCallDone(end int) {
 	m.call.done = false
-	m.pyCall(m.py.Name(), m.py.Args(), end, 0)
-	m.atLine = true // its markup ended with its line's newline (or the input)
+	var rep Repairs
+	if m.exprUnfit(m.py.Name(), m.py.Args(), &rep) { // callexpr.go
+		m.toText()
+		return
+	}
+	m.pyCall(m.py.Name(), m.py.Args(), end, rep)
+	m.fenceCallDone() // toolcode.go
+	m.atLine = true   // its markup ended with its line's newline (or the input)
 }
 
 // lineCallToken handles token t after a line call's ')' (its bytes end

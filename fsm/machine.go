@@ -789,13 +789,7 @@ func (m *Machine) textInText(b []byte) int {
 			m.emitText(b[:k])
 			return k
 		}
-		// b[0] begins the body of a json fence: a call may start there only.
-		i, _ := m.openerAt(b)
-		if i == 0 {
-			m.startProbe(m.textOff, m.atLine)
-		}
-		m.fence.phase = fBody
-		if i == 0 {
+		if m.fenceBodyStart(b) { // b[0] begins a fence's body (toolcode.go)
 			return 0
 		}
 	}

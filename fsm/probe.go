@@ -134,6 +134,11 @@ const (
 	pVal                         // inside the value
 	pComma                       // expect ',' before the next key
 	pScalar                      // in a number or literal value (`null`, `1`) before the name
+	pUKey                        // inside an unquoted key (loosekey.go)
+	pShKey                       // a shell-style line call's key (shellcall.go)
+	pShQuote                     // after its '=': the value's quote
+	pShVal                       // inside the quoted value
+	pShSp                        // after it: spaces, the next key or the line's end
 	pName                        // after a name line's opener: the name, up to the line's end (probeline.go)
 	pNameEnd                     // after the name's line: whitespace, then the '{' of the arguments
 	pFence                       // after a label opener: whitespace, then a code fence (probeline.go)
@@ -153,6 +158,7 @@ const (
 	pvNot                       // not a call: the byte is not part of one
 	pvName                      // the byte completed the first call's name
 	pvFrame                     // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
+	pvShell                     // the byte ended a shell-style line call (shellcall.go)
 )
 
 // probe matches the start of a call in text one byte at a time.
@@ -174,6 +180,8 @@ type probe struct {
 	line     bool      // it started a line: a word that is not an opener may be a word line
 	nest     nest      // the containers around the call object the probe reads (toolcalls.go)
 	bare     bareLines // lines of markup written without '<' (bare.go)
+	ukey     bool      // an unquoted key was read (loosekey.go)
+	expr     exprPre   // what a line call's prefix held (callexpr.go)
 	esc      bool      // in a skipped string value, after a backslash
 	quote    byte
 	key      [maxProbeKey]byte
@@ -202,11 +210,15 @@ func (p *probe) step(c byte) probeVerdict {
 			p.state = pKeyQuote
 		case isWordByte(c) && p.py:
 			p.val[0], p.nval, p.state = c, 1, pCallee
+			if p.lineCall {
+				p.body = p.seen - 1 // after a prefix (callexpr.go)
+			}
 		default:
 			return pvNot
 		}
 	case pCallee:
 		switch {
+		case c == '.' && p.lineCall && p.namespace():
 		case isIdentByte(c) || c == '.' || c == '-':
 			if p.nval == maxProbeVal {
 				return pvNot
@@ -216,17 +228,19 @@ func (p *probe) step(c byte) probeVerdict {
 		case c == ' ' || c == '\t':
 			p.state = pCalleeSp
 		case c == '(':
-			p.python = true
-			return pvName
+			return p.callParen()
+		case c == ':' && p.lineCall:
+			return p.labelEnd()
 		default:
 			return pvNot
 		}
 	case pCalleeSp:
-		switch c {
-		case ' ', '\t':
-		case '(':
-			p.python = true
-			return pvName
+		switch {
+		case c == ' ' || c == '\t':
+		case c == '(':
+			return p.callParen()
+		case isWordByte(c) && p.lineCall:
+			return p.nextWord(c)
 		default:
 			return pvNot
 		}
@@ -235,6 +249,8 @@ func (p *probe) step(c byte) probeVerdict {
 		case ws:
 		case c == '"' || c == '\'':
 			p.quote, p.nkey, p.state = c, 0, pKey
+		case isWordByte(c) && p.nkey == 0: // the object's first key, unquoted (loosekey.go)
+			p.key[0], p.nkey, p.state = c, 1, pUKey
 		default:
 			return pvNot
 		}
@@ -293,6 +309,10 @@ func (p *probe) step(c byte) probeVerdict {
 		default:
 			return pvNot
 		}
+	case pUKey:
+		return p.unquotedKey(c)
+	case pShKey, pShQuote, pShVal, pShSp:
+		return p.shellStep(c)
 	case pScalar:
 		switch {
 		case ws:
@@ -374,7 +394,7 @@ func (p *probe) opener(c byte) probeVerdict {
 
 // inString reports whether the probe is inside a JSON string: a marker
 // arriving now is string content.
-func (p *probe) inString() bool { return p.state == pKey || p.state == pVal }
+func (p *probe) inString() bool { return p.state == pKey || p.state == pVal || p.state == pShVal }
 
 // probing reports whether text openers are probed here: in text and in a
 // fenced code block, not in a code span.
@@ -582,6 +602,12 @@ func (m *Machine) textInProbe(b []byte) int {
 		if m.mayBeBareArgs(v) { // arguments whose tool only prose names (bareargs.go)
 			if m.add(b[:i+1]) {
 				m.openBareArgs()
+			}
+			return i + 1
+		}
+		if v == pvShell { // shellcall.go
+			if m.add(b[:i+1]) && !m.shellCall() {
+				m.probeText()
 			}
 			return i + 1
 		}
