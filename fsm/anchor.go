@@ -146,6 +146,9 @@ func (m *Machine) envelopeFit(members map[string]json.RawMessage) (string, []byt
 	if _, def := members["description"]; def {
 		return "", nil, false
 	}
+	if name, args, ok := m.listEnvelopeFit(members); ok { // envlist.go
+		return name, args, true
+	}
 	for _, nk := range envNameKeys {
 		var name string
 		if json.Unmarshal(members[nk], &name) != nil {

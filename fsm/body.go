@@ -174,6 +174,9 @@ func (m *Machine) closeSegment(end int) {
 			return
 		}
 	}
+	if m.attrBody(start, end) { // attrbody.go
+		return
+	}
 	if m.lv == lvBlock && m.blk.calls == 0 && looksPythonic(s) {
 		if spec := m.pySpecFor(s[max(firstNonSpace(s), 0)]); spec != nil {
 			m.startPy(spec, start)
@@ -786,7 +789,7 @@ func (m *Machine) completeCall(end int, rep Repairs) {
 	if m.call.slot == slotProse && m.proseUnfit(end) {
 		return
 	}
-	if m.elemUnfit(end) || m.tagJSONUnfit(end) || m.toolAttrUnfit(end) { // nameelem.go, tagjson.go, attrtag.go
+	if m.elemUnfit(end) || m.tagJSONUnfit(end) || m.toolAttrUnfit(end) || m.wordKeyUnfit(end) { // nameelem.go, tagjson.go, attrtag.go, wordkey.go
 		return
 	}
 	if inner := decodeTwice(m.call.args); inner != nil { // arguments encoded twice (doubleenc.go)

@@ -23,7 +23,7 @@ func (m *Machine) fenceLine(b []byte) int {
 		case ' ', '\t', '\r':
 			continue
 		case '\n':
-			m.fenceLineEnds()
+			m.fenceLineSettles()
 			return i + 1
 		}
 		f.nested()
@@ -32,8 +32,8 @@ func (m *Machine) fenceLine(b []byte) int {
 	return len(b)
 }
 
-// fenceLineEnds settles a pending fence line as a bare closer.
-func (m *Machine) fenceLineEnds() {
+// fenceLineSettles settles a pending fence line as a bare closer.
+func (m *Machine) fenceLineSettles() {
 	f := &m.fence
 	switch {
 	case f.depth > 0:
@@ -47,7 +47,7 @@ func (m *Machine) fenceLineEnds() {
 // nested settles a pending fence line that held more than spaces as the
 // opener of a fence inside this one.
 func (f *fenceText) nested() {
-	if f.line == 0 {
+	if f.line <= 0 {
 		return
 	}
 	f.line = 0

@@ -11,6 +11,7 @@ type fencePhase uint8
 
 const (
 	fInfo fencePhase = iota // the info string line after the opening backticks
+	fGap                    // blanks after the info string's first word, on its line
 	fLead                   // the body's start: only whitespace so far
 	fBody                   // the body has begun
 )
@@ -56,13 +57,24 @@ func (f *fenceText) text(b []byte) int {
 				f.phase = fLead
 			case c == ' ' || c == '\t' || c == '\r':
 				if f.n > 0 {
-					f.long = true // words after the language: not a plain label
+					f.phase = fGap
 				}
 			case f.n < maxFenceInfo:
 				f.info[f.n] = lower(c)
 				f.n++
 			default:
 				f.long = true
+			}
+		case fGap:
+			switch {
+			case c == '\n':
+				f.phase = fLead
+			case c == '{' && f.json():
+				f.phase, f.line = fLead, oneLine // fenceline.go
+				return i
+			case c != ' ' && c != '\t' && c != '\r':
+				f.long = true // words after the language: not a plain label
+				f.phase = fInfo
 			}
 		case fLead:
 			if isSpace(c) {

@@ -8,8 +8,9 @@ import (
 )
 
 // Agent harnesses print a tool call in a transcript as a label line,
-// `[Tool Use: NAME]`, followed by its arguments; models that read such
-// transcripts write the label themselves, then bare argument elements:
+// `[Tool Use: NAME]` or `[Calling tool: NAME]` (labelPrefixes), followed
+// by its arguments; models that read such transcripts write the label
+// themselves, then bare argument elements:
 //
 //	[Tool Use: read_file]
 //	<parameter name="path">src/a.go</parameter>
@@ -28,33 +29,43 @@ import (
 // (`</invoke>`).
 
 const (
-	labelPrefix  = "[tool use:" // matched without regard to case
 	maxLabelName = 64
 	maxLabelWait = 64 // whitespace held after the ']'
 )
 
+// labelPrefixes open a label line, matched without regard to case and with
+// '_' for a space. The first is the harness's own; the others
+// (transcripts of Hermes, Open WebUI, Cline: `[Calling tool: NAME]`) name
+// a call only when NAME is a declared tool (labelNames), and the call
+// carries inferred_call: its keys must fit the tool.
+var labelPrefixes = [...]string{"[tool use:", "[calling tool:", "[tool call:", "[using tool:"}
+
 type labelState uint8
 
 const (
-	lbNone   labelState = iota
-	lbPrefix            // in labelPrefix
-	lbSpace             // spaces before the name
-	lbName              // the name
-	lbAfter             // spaces after the name
-	lbWait              // after the ']': whitespace, then the next token decides
-	lbAnchor            // another label line: held up to a '{' (anchor.go)
+	lbNone    labelState = iota
+	lbPrefix             // in one of labelPrefixes
+	lbSpace              // spaces before the name
+	lbName               // the name
+	lbAfter              // spaces after the name
+	lbWait               // after the ']': whitespace, then the next token decides
+	lbAnchor             // another label line: held up to a '{' (anchor.go)
+	lbTagName            // after a <name> tag: the name, then blanks (nametag.go)
+	lbCurly              // an anchored object in typographic quotes (curly.go)
 )
 
 // label is a label line being held back.
 type label struct {
 	state  labelState
-	n      int    // bytes of labelPrefix matched
+	n      int    // bytes of a label prefix matched
+	live   uint8  // lbPrefix: the labelPrefixes still matching, as bits; then the one matched
 	held   []byte // the label's bytes so far
 	off    int64  // input offset of held[0]
 	name   span   // in held
 	wait   int    // whitespace bytes after the ']'
 	replay bool   // held bytes are being given back: no label starts
 	spaced bool   // lbAnchor: a space or ':' was held (a label, not a call expression)
+	cu     curly  // lbCurly: the object (curly.go)
 }
 
 // step advances the label by byte c, the held byte at position pos. It
@@ -62,12 +73,7 @@ type label struct {
 func (l *label) step(c byte, pos int) bool {
 	switch l.state {
 	case lbPrefix:
-		if want := labelPrefix[l.n]; lower(c) != want && (want != ' ' || c != '_') {
-			return false
-		}
-		if l.n++; l.n == len(labelPrefix) {
-			l.state = lbSpace
-		}
+		return l.stepPrefix(c)
 	case lbSpace:
 		switch {
 		case c == ' ' || c == '\t':
@@ -95,6 +101,8 @@ func (l *label) step(c byte, pos int) bool {
 		default:
 			return false
 		}
+	case lbTagName:
+		return l.stepTagName(c, pos) // nametag.go
 	case lbWait:
 		if !isSpace(c) || l.wait == maxLabelWait {
 			return false
@@ -102,6 +110,33 @@ func (l *label) step(c byte, pos int) bool {
 		l.wait++
 	}
 	return true
+}
+
+// stepPrefix advances the match of the label prefixes by c.
+func (l *label) stepPrefix(c byte) bool {
+	live := uint8(0)
+	for i, p := range labelPrefixes {
+		if l.live&(1<<i) == 0 || l.n >= len(p) {
+			continue
+		}
+		if want := p[l.n]; lower(c) == want || want == ' ' && c == '_' {
+			live |= 1 << i
+			if l.n+1 == len(p) {
+				l.state, l.live = lbSpace, 1<<i
+				l.n++
+				return true
+			}
+		}
+	}
+	l.live = live
+	l.n++
+	return live != 0
+}
+
+// labelNames reports whether the held label may name its call: its
+// prefix is the harness's own, or its name is a declared tool.
+func (m *Machine) labelNames() bool {
+	return m.lbl.live == 1 || m.declared(m.lbl.held[m.lbl.name.a:m.lbl.name.b])
 }
 
 func isLabelNameByte(c byte) bool {
@@ -122,12 +157,18 @@ func (m *Machine) textLabel(b []byte) int {
 		m.lbl = new(label)
 	}
 	if m.lbl.state == lbNone {
-		*m.lbl = label{state: lbPrefix, held: m.lbl.held[:0], off: m.textOff}
+		*m.lbl = label{state: lbPrefix, held: m.lbl.held[:0], off: m.textOff, live: 1<<len(labelPrefixes) - 1}
 	}
 	if m.lbl.state == lbAnchor && !mayAnchor(b, len(m.lbl.held)) { // the line ends with no '{'
 		return m.anchorEnds(b)
 	}
 	for i, c := range b {
+		if m.lbl.state == lbCurly {
+			if n, ok := m.curlyText(b, i); ok {
+				return n
+			}
+			continue
+		}
 		if m.lbl.state == lbAnchor {
 			if n, ok := m.anchorLabel(b, i); ok {
 				return n
@@ -137,8 +178,9 @@ func (m *Machine) textLabel(b []byte) int {
 		if m.lbl.step(c, len(m.lbl.held)+i) {
 			continue
 		}
-		if m.lbl.state == lbPrefix && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
-			m.lbl.state = lbAnchor // no [Tool Use:] label: it may name a tool before its arguments
+		if (m.lbl.state < lbWait || m.lbl.state == lbWait && c == '{') && m.anchorsLabels() && mayAnchor(b[i:], len(m.lbl.held)+i) {
+			// no label of argument elements: it may name a tool before its arguments object
+			m.lbl.state = lbAnchor
 			m.lbl.spaced = bytes.ContainsAny(m.lbl.held, " :") || bytes.ContainsAny(b[:i], " :")
 			if n, ok := m.anchorLabel(b, i); ok {
 				return n
@@ -175,7 +217,10 @@ func (m *Machine) giveBackLabel() {
 // whether t was handled: it opened the labelled call, or the label's
 // bytes, given back, left the text level and t was handled from there.
 func (m *Machine) labelTag(t *lexer.Token) bool {
-	if m.lbl.state == lbWait {
+	if m.tagNameCloses(t) || m.curlyTag(t) { // nametag.go, curly.go
+		return true
+	}
+	if m.lbl.state == lbWait && m.labelNames() {
 		if s := m.labelDialect(t); s != nil {
 			m.openLabelled(t, s)
 			return true
@@ -217,10 +262,20 @@ func (m *Machine) labelDialect(t *lexer.Token) *Spec {
 // openLabelled opens the call the held label names, of dialect s, at its
 // first argument element t.
 func (m *Machine) openLabelled(t *lexer.Token, s *Spec) {
-	held := m.lbl.held
 	m.lbl.state = lbNone
+	rep := RMisplacedName
+	if m.lbl.live != 1 { // another harness's label, a <name> tag (nametag.go): a guess, its keys must fit (wordkey.go)
+		rep |= RInferredCall
+	}
+	m.openLabelledAt(m.lbl.held, m.lbl.off, m.lbl.name, t, s, rep)
+}
+
+// openLabelledAt opens a labelled call of dialect s at its first argument
+// element t: held, at input offset off, is the markup before t, name the
+// tool's name in it; the call carries rep.
+func (m *Machine) openLabelledAt(held []byte, off int64, name span, t *lexer.Token, s *Spec, rep Repairs) {
 	m.buf = append(m.buf[:0], held...)
-	m.bufOff = m.lbl.off
+	m.bufOff = off
 	m.names = m.names[:0]
 	m.seg = segment{}
 	m.lv = lvCall // for the cap: a runaway reports buf
@@ -232,10 +287,10 @@ func (m *Machine) openLabelled(t *lexer.Token, s *Spec) {
 		return
 	}
 	m.blk = block{cands: specSet(s), spec: s, implicit: true}
-	m.call = call{loose: -1, repairs: RMisplacedName, slot: slotLabel}
+	m.call = call{loose: -1, repairs: rep, slot: slotLabel}
 	m.call.open.dsml = t.Has(lexer.DSML) // its elements' prefix is the call's: not mixed
 	m.setDialect(s)
-	m.call.name = m.keepName(held[m.lbl.name.a:m.lbl.name.b])
+	m.call.name = m.keepName(held[name.a:name.b])
 	m.tagInCall(t, len(m.buf)-len(t.Raw))
 }
 
@@ -283,3 +338,20 @@ func (m *Machine) labelAtEOF() {
 		m.giveBackLabel()
 	}
 }
+
+// labelCloser is the closer a call inferred from a label line calls for
+// after it: the ']' of `[Calling tool: NAME with arguments: {..}]`, when
+// the label before the call's object did not close itself. It is then
+// markup (leftover.go), not text shown to the user.
+func labelCloser(c *Call) []byte {
+	if c.Repairs&RInferredCall == 0 || len(c.Raw) == 0 || c.Raw[0] != '[' {
+		return nil
+	}
+	obj := bytes.IndexByte(c.Raw, '{')
+	if obj < 0 || bytes.IndexByte(c.Raw[:obj], ']') >= 0 {
+		return nil
+	}
+	return labelClose
+}
+
+var labelClose = []byte("]")

@@ -182,6 +182,7 @@ func (s *leftSink) endWait() {
 // comes now: a fence line only for a call read from the fence's body.
 func (s *leftSink) takes() bool {
 	_, whole := leadShape(s.held)
+	whole = whole || s.m.fenceLineLead(s.held) // fenceline.go
 	return whole && len(s.held) > 0 && (s.held[0] == '`') == (s.m.code == codeFence)
 }
 
@@ -231,6 +232,7 @@ func (s *leftSink) Call(c *Call) {
 		s.held, s.started = s.held[:0], false
 	} else {
 		s.release()
+		s.closer = labelCloser(c) // label.go
 	}
 	s.start, s.called, s.blank = false, true, true
 	s.Sink.Call(c)

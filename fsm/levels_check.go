@@ -35,7 +35,8 @@ func (m *Machine) checkLevel() {
 // value; a closer that ends a unit, then a reasoning opener), so the table
 // holds those composites too. What it leaves out never happens: a runaway
 // is the end, reasoning never opens inside markup, a value never holds a
-// JSON body, a probe never decides for a value.
+// JSON body, a probe decides for a value only at the key element glued
+// to the tool's name it held (wordkey.go).
 var levelMoves = func() (t [lvStopped + 1][lvStopped + 1]bool) {
 	for a := range t {
 		t[a][a] = true
@@ -52,12 +53,12 @@ var levelMoves = func() (t [lvStopped + 1][lvStopped + 1]bool) {
 		lvThink: {lvCall, lvBlock, lvValue, lvProbe}, // harmony: a call header ends the analysis message; an opener in <think> (thinkcall.go)
 		lvBlock: {lvCall, lvValue, lvJSON, lvPy, lvHash},
 		lvCall:  {lvBlock, lvValue, lvJSON, lvPy, lvLoose},
-		lvValue: {lvCall, lvBlock},                        // the value ends; the call with it
-		lvJSON:  {lvCall, lvBlock},                        // the body ends; the call with it
-		lvProbe: {lvBlock, lvCall, lvJSON, lvPy, lvLoose}, // the probe decides for a call
-		lvPy:    {lvBlock, lvJSON},                        // the pythonic body ends; JSON after all
-		lvLoose: {lvCall},                                 // the loose object ends
-		lvHash:  {lvBlock},                                // the hash ends the call
+		lvValue: {lvCall, lvBlock},                                 // the value ends; the call with it
+		lvJSON:  {lvCall, lvBlock},                                 // the body ends; the call with it
+		lvProbe: {lvBlock, lvCall, lvJSON, lvPy, lvValue, lvLoose}, // the probe decides for a call (and its first key: wordkey.go; a loose line: looseline.go)
+		lvPy:    {lvBlock, lvJSON},                                 // the pythonic body ends; JSON after all
+		lvLoose: {lvCall},                                          // the loose object ends
+		lvHash:  {lvBlock},                                         // the hash ends the call
 	}
 	for a, bs := range moves {
 		for _, b := range bs {

@@ -856,7 +856,7 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 	case codeFence:
 		if t.Kind == lexer.Backticks && t.Count >= 3 && t.Has(lexer.LineStart) {
 			m.fence.line = int32(min(t.Count, math.MaxInt32)) // its line decides (fencenest.go)
-		} else {
+		} else if !m.fenceLineEnds(t) { // fenceline.go
 			m.fence.nested()
 			m.fence.token()
 		}
@@ -865,10 +865,10 @@ func (m *Machine) guarded(t *lexer.Token) bool {
 }
 
 func (m *Machine) tagInText(t *lexer.Token) {
-	if m.labelHeld() && m.labelTag(t) {
+	if m.labelHeld() && m.labelTag(t) || m.nameTagLabel(t) { // label.go, nametag.go
 		return
 	}
-	if m.wl == wlHeader && m.leadHeader(t) {
+	if m.wl == wlHeader && m.leadHeader(t) || m.wl == wlWord && m.wordKeyCall(t) { // harmonylead.go, wordkey.go
 		return
 	}
 	r, cands, variants := m.roleAtText(t)

@@ -603,6 +603,9 @@ func (m *Machine) textInProbe(b []byte) int {
 		if v == pvMore && len(m.buf)+i+1 <= maxProbe {
 			continue
 		}
+		if v == pvNot && m.curlyFrom(b[:i], c) { // curly.go
+			return i
+		}
 		if m.mayBeBareArgs(v) { // arguments whose tool only prose names (bareargs.go)
 			if m.add(b[:i+1]) {
 				m.openBareArgs()
@@ -728,7 +731,7 @@ func (m *Machine) tagInProbe(t *lexer.Token) bool {
 		m.textOff = t.Offset
 		m.text(t.Raw)
 		return true
-	case m.closeHeld(t), m.bareOpener(t), m.fenceOpens(t):
+	case m.closeHeld(t), m.bareOpener(t), m.fenceOpens(t), m.probedWordKey(t): // wordkey.go
 		return true
 	case p.output: // the output's first line was no name line: it may be a word line
 		m.replayOutput(nil)

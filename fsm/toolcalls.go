@@ -9,7 +9,8 @@ import "encoding/json"
 // any other (the json dialect's, in text), holding an array of call
 // objects. The probe that looks for a call's name in text follows the two
 // containers on the way: the "tool_calls" array of the outer object, and
-// a call object's "function" object.
+// a call object's "function" object ("toolCalls" in JavaScript clients'
+// spelling is the same array).
 
 // nest is the set of containers a probe has entered.
 type nest uint8
@@ -26,7 +27,7 @@ const (
 func (p *probe) enters(c byte) bool {
 	key := string(p.key[:p.nkey])
 	switch {
-	case c == '[' && key == "tool_calls" && p.nest == nestTop:
+	case c == '[' && (key == "tool_calls" || key == "toolCalls") && p.nest == nestTop:
 		p.nest = nestList
 		p.py = false // the array holds call objects
 		p.state = pList
@@ -47,8 +48,15 @@ func toolCallsOf(obj []byte) []byte {
 	}
 	var o struct {
 		ToolCalls json.RawMessage `json:"tool_calls"`
+		Camel     json.RawMessage `json:"toolCalls"` // JavaScript clients' spelling
 	}
-	if json.Unmarshal(obj, &o) != nil || len(o.ToolCalls) == 0 || o.ToolCalls[0] != '[' {
+	if json.Unmarshal(obj, &o) != nil {
+		return nil
+	}
+	if len(o.ToolCalls) == 0 {
+		o.ToolCalls = o.Camel
+	}
+	if len(o.ToolCalls) == 0 || o.ToolCalls[0] != '[' {
 		return nil
 	}
 	return o.ToolCalls

@@ -34,7 +34,7 @@ func (m *Machine) turnEnd(t *lexer.Token) bool {
 		return false
 	}
 	if m.code == codeFence && m.fence.line > 0 {
-		m.fenceLineEnds() // ```<|im_end|>: the fence line is its closer, not an opener inside it
+		m.fenceLineSettles() // ```<|im_end|>: the fence line is its closer, not an opener inside it
 	}
 	return m.code == codeNone
 }
