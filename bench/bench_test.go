@@ -258,14 +258,19 @@ func BenchmarkGuard(b *testing.B) {
 // for profiles of issue 31's code targets: BenchmarkPlainText builds its
 // tool-dense input first, which a profiler pays for.
 func BenchmarkCodeText(b *testing.B) {
-	in := code(rand.New(rand.NewPCG(1, 2)), 256<<10)
+	benchNoCalls(b, toolsieve.Options{}, code(rand.New(rand.NewPCG(1, 2)), 256<<10))
+}
+
+// benchNoCalls measures input in, which holds no call, at 4, 64 and
+// 4096-byte chunks under opt.
+func benchNoCalls(b *testing.B, opt toolsieve.Options, in []byte) {
 	for _, chunk := range []int{4, 64, 4096} {
 		b.Run(fmt.Sprintf("chunk=%d", chunk), func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
 			var t tally
 			for b.Loop() {
-				t = feedFixed(toolsieve.Options{}, in, chunk)
+				t = feedFixed(opt, in, chunk)
 			}
 			if t.calls != 0 || t.runaways != 0 {
 				b.Fatalf("got %d calls, %d runaways; want none", t.calls, t.runaways)

@@ -29,21 +29,5 @@ func codingTools(b testing.TB) *toolsieve.Tools {
 // declared: what recovery anchored on the declared tools costs text that
 // holds no call.
 func BenchmarkProseTenTools(b *testing.B) {
-	const size = 256 << 10
-	in := prose(rand.New(rand.NewPCG(1, 2)), size)
-	opt := toolsieve.Options{Tools: codingTools(b)}
-	for _, chunk := range []int{4, 64, 4096} {
-		b.Run(fmt.Sprintf("chunk=%d", chunk), func(b *testing.B) {
-			b.SetBytes(int64(len(in)))
-			b.ReportAllocs()
-			var t tally
-			for b.Loop() {
-				t = feedFixed(opt, in, chunk)
-			}
-			if t.calls != 0 || t.runaways != 0 {
-				b.Fatalf("got %d calls, %d runaways; want none", t.calls, t.runaways)
-			}
-			reportNsPerByte(b, len(in))
-		})
-	}
+	benchNoCalls(b, toolsieve.Options{Tools: codingTools(b)}, prose(rand.New(rand.NewPCG(1, 2)), 256<<10))
 }

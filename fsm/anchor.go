@@ -300,13 +300,7 @@ func (m *Machine) anchorLabel(b []byte, i int) (int, bool) {
 		m.giveBackLabel()
 		return i + 1, true
 	case len(l.held)+i+1 >= maxAnchorLine:
-		j := i + 1
-		for j < len(b) && !utf8.RuneStart(b[j]) {
-			j++
-		}
-		l.held = append(l.held, b[:j]...)
-		m.giveBackLabel()
-		return j, true
+		return m.giveBackThrough(b, i)
 	}
 	return 0, false
 }

@@ -3,7 +3,6 @@ package fsm
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/lexer"
 )
@@ -71,13 +70,7 @@ func (m *Machine) curlyText(b []byte, i int) (int, bool) {
 	u := &l.cu
 	c := b[i]
 	if len(l.held)+i+1 > maxCurly {
-		j := i + 1
-		for j < len(b) && !utf8.RuneStart(b[j]) {
-			j++
-		}
-		l.held = append(l.held, b[:j]...)
-		m.giveBackLabel()
-		return j, true
+		return m.giveBackThrough(b, i)
 	}
 	switch {
 	case u.plain:

@@ -188,16 +188,24 @@ func (m *Machine) textLabel(b []byte) int {
 			continue
 		}
 		// Not a label: the held bytes and c (a whole character) are text.
-		j := i + 1
-		for j < len(b) && !utf8.RuneStart(b[j]) {
-			j++
-		}
-		m.lbl.held = append(m.lbl.held, b[:j]...)
-		m.giveBackLabel()
+		j, _ := m.giveBackThrough(b, i)
 		return j
 	}
 	m.lbl.held = append(m.lbl.held, b...)
 	return len(b)
+}
+
+// giveBackThrough gives the held label back as text with b up to the
+// end of the character b[i] begins (a decision never splits one), and
+// returns how many bytes of b it took, and true: the label was decided.
+func (m *Machine) giveBackThrough(b []byte, i int) (int, bool) {
+	j := i + 1
+	for j < len(b) && !utf8.RuneStart(b[j]) {
+		j++
+	}
+	m.lbl.held = append(m.lbl.held, b[:j]...)
+	m.giveBackLabel()
+	return j, true
 }
 
 // giveBackLabel hands the held bytes to the text level, as if they had
