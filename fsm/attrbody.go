@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 )
 
 // Llama 3.1 fine-tunes that were taught `<tool_call>NAME(k="v")</tool_call>`
@@ -71,41 +72,47 @@ func (m *Machine) attrBody(start, end int) bool {
 // arguments as a JSON object and their keys, when it is whole.
 func readAttrCall(b []byte) (name, args []byte, keys []string, st attrStatus) {
 	b = bytes.TrimLeft(b, " \t\r\n")
-	end := len(bytes.TrimRight(b, " \t\r\n"))
-	i := 0
-	for i < len(b) && (isIdentByte(b[i]) || i > 0 && (b[i] == '.' || b[i] == '-')) {
-		i++
-	}
-	if i == 0 || !isWordByte(b[0]) {
+	name, rest := identAt(b) // forlabel.go
+	if name == nil {
 		return nil, nil, nil, attrNo
 	}
-	name = b[:i]
+	if args, keys, st = attrPairs(rest); st != attrDone {
+		return nil, nil, nil, st
+	}
+	return name, args, keys, st
+}
+
+// attrPairs reads b as ` k="v" k2='w' n=5`, pairs each after blanks, up
+// to blanks at its end: the arguments as a JSON object (in their order)
+// and their keys, when it is whole. A key given twice is no such object.
+func attrPairs(b []byte) (args []byte, keys []string, st attrStatus) {
+	end := len(bytes.TrimRight(b, " \t\r\n"))
 	args = append(args, '{')
-	for i < end {
+	for i := 0; i < end; {
 		j := i
 		for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
 			j++
 		}
 		if j == i {
-			return nil, nil, nil, attrNo // pairs are separated by blanks
+			return nil, nil, attrNo // pairs are separated by blanks
 		}
 		k := j
 		for k < len(b) && isIdentByte(b[k]) {
 			k++
 		}
 		if k == len(b) && isWordByte(b[j]) {
-			return nil, nil, nil, attrPrefix
+			return nil, nil, attrPrefix
 		}
-		if k == j || b[k] != '=' || !isWordByte(b[j]) {
-			return nil, nil, nil, attrNo
+		if k == j || b[k] != '=' || !isWordByte(b[j]) || slices.Contains(keys, string(b[j:k])) {
+			return nil, nil, attrNo
 		}
 		key := b[j:k]
 		v, n, more := attrValue(b[k+1:])
 		if more {
-			return nil, nil, nil, attrPrefix
+			return nil, nil, attrPrefix
 		}
 		if v == nil {
-			return nil, nil, nil, attrNo
+			return nil, nil, attrNo
 		}
 		if len(keys) > 0 {
 			args = append(args, ',')
@@ -116,9 +123,9 @@ func readAttrCall(b []byte) (name, args []byte, keys []string, st attrStatus) {
 		i = k + 1 + n
 	}
 	if len(keys) == 0 {
-		return nil, nil, nil, attrPrefix
+		return nil, nil, attrPrefix
 	}
-	return name, append(args, '}'), keys, attrDone
+	return append(args, '}'), keys, attrDone
 }
 
 // attrValue reads a value at the start of b: a quoted string (no escapes;

@@ -40,18 +40,15 @@ func forLabelArgs(held []byte, declared func(w []byte) bool) ([]byte, []byte, bo
 	}
 	key, rest := identAt(bytes.TrimLeft(rest, " \t"))
 	rest = bytes.TrimLeft(rest, " \t=:")
-	if key == nil || len(rest) < 2 || rest[0] != '\'' && rest[0] != '"' {
+	if key == nil || len(rest) == 0 || rest[0] != '\'' && rest[0] != '"' {
 		return nil, nil, false
 	}
-	end := bytes.IndexByte(rest[1:], rest[0])
-	if end < 0 || len(bytes.TrimSpace(rest[end+2:])) > 0 {
+	v, n, more := attrValue(rest) // a quoted value, as a tag's attribute (attrbody.go)
+	if v == nil || more || len(bytes.TrimSpace(rest[n:])) > 0 {
 		return nil, nil, false
 	}
-	args, err := json.Marshal(map[string]string{string(key): string(rest[1 : end+1])})
-	if err != nil {
-		return nil, nil, false
-	}
-	return name, args, true
+	kq, _ := json.Marshal(string(key))
+	return name, append(append(append(append([]byte{'{'}, kq...), ':'), v...), '}'), true
 }
 
 // labelWords reports whether b is a label: words of letters, '_' and

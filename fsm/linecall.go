@@ -60,23 +60,28 @@ func (m *Machine) startLineCall() {
 	}
 }
 
-// textLineEnd takes text after a line call's ')': whitespace up to the
-// end of its line, whose newline completes the call. Anything else gives
-// the line back to the text.
+// textLineEnd takes text after a line call's ')' (see callLineRest); the
+// ')' of a wrapper around the call (print(..), callexpr.go) is its markup.
 func (m *Machine) textLineEnd(b []byte) int {
+	return m.callLineRest(b, m.exprWrapClose, m.lineCallDone)
+}
+
+// callLineRest takes text b after a call written as a line of its own:
+// blanks up to the end of its line, whose newline completes the call
+// (done, with the markup's end), and bytes markup says are the call's.
+// Anything else gives the line back to the text.
+func (m *Machine) callLineRest(b []byte, markup func(byte) bool, done func(int)) int {
 	for i, c := range b {
-		switch c {
-		case ' ', '\t', '\r':
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
 			continue
-		case ')':
-			if m.exprWrapClose(c) { // callexpr.go
-				continue
-			}
-		case '\n':
+		case c == '\n':
 			if m.add(b[:i+1]) {
-				m.lineCallDone(len(m.buf))
+				done(len(m.buf))
 			}
 			return i + 1
+		case markup != nil && markup(c):
+			continue
 		}
 		if m.add(b[:i]) {
 			m.toText() // prose or code after the call on its line

@@ -122,27 +122,10 @@ func (m *Machine) openLooseLine() bool {
 	return true
 }
 
-// textLooseLineEnd takes text after a loose line's object: whitespace up
-// to the end of its line, whose newline completes the call. Anything else
-// gives the line back to the text.
+// textLooseLineEnd takes text after a loose line's object (see
+// callLineRest).
 func (m *Machine) textLooseLineEnd(b []byte) int {
-	for i, c := range b {
-		switch c {
-		case ' ', '\t', '\r':
-			continue
-		case '\n':
-			if m.add(b[:i+1]) {
-				m.looseLineDone(len(m.buf))
-			}
-			return i + 1
-		}
-		if m.add(b[:i]) {
-			m.toText() // text after the call on its line
-		}
-		return i
-	}
-	m.add(b)
-	return len(b)
+	return m.callLineRest(b, nil, m.looseLineDone)
 }
 
 // looseLineToken handles token t after a loose line's object (its bytes

@@ -2,7 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"encoding/json"
 )
 
 // Models asked for a call in a harness that shows them shell commands
@@ -105,25 +104,9 @@ func (m *Machine) shellAtEOF() {
 }
 
 // shellArgs returns the arguments object of a shell-style line's pairs,
-// b (` k="v" k2='w'` and the line's end).
+// b (` k="v" k2='w'` and the line's end), read as a tag's attributes are
+// (attrbody.go; the probe let only quoted values through).
 func shellArgs(b []byte) ([]byte, bool) {
-	args := map[string]string{}
-	for b = bytes.TrimSpace(b); len(b) > 0; b = bytes.TrimLeft(b, " \t") {
-		eq := bytes.IndexByte(b, '=')
-		if eq <= 0 || eq+1 >= len(b) {
-			return nil, false
-		}
-		q := b[eq+1]
-		end := bytes.IndexByte(b[eq+2:], q)
-		if end < 0 {
-			return nil, false
-		}
-		if _, dup := args[string(b[:eq])]; dup {
-			return nil, false
-		}
-		args[string(b[:eq])] = string(b[eq+2 : eq+2+end])
-		b = b[eq+2+end+1:]
-	}
-	out, err := json.Marshal(args)
-	return out, err == nil && len(args) > 0
+	args, _, st := attrPairs(b)
+	return args, st == attrDone
 }
