@@ -415,6 +415,7 @@ func New(opt Options, sink Sink) *Machine {
 	m.loop = newLoopHold(m.left, &opt)
 	m.sink = &m.loop
 	m.call.loose = -1
+	m.lex.Prefilter(shortPaths) // shortpaths.go
 	m.fresh = m.opt.nameLine() != nil
 	m.watchProse()
 	m.watchHeaders()

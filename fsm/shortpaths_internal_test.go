@@ -22,6 +22,14 @@ func TestShortPathsSwitch(t *testing.T) {
 		m.Write([]byte("<tool_call>\n<function=f>\n<parameter=a>\nx"))
 		require.Equal(t, lvValue, m.lv)
 		assert.Equal(t, on, m.writeValue([]byte("more of the value")), "writeValue, short paths %v", on)
+		// The lexer's prefilter: `a < b` is two text tokens, or three.
+		m = New(Options{}, &r)
+		m.lex.Feed([]byte("a < b"))
+		n = 0
+		for _, ok := m.lex.Next(true); ok; _, ok = m.lex.Next(true) {
+			n++
+		}
+		assert.Equal(t, map[bool]int{true: 2, false: 3}[on], n, "text tokens of `a < b`, short paths %v", on)
 		SetShortPaths(was)
 	}
 }

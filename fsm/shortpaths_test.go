@@ -30,16 +30,21 @@ const spTools = `[
 
 // spEvents feeds input in the given pieces and returns its events as
 // strings, every field set shown. Adjacent text events are merged, and so
-// are adjacent tool_call_delta events of one call: where text and a
-// streamed call's arguments are cut depends on the chunks and on the way.
+// are adjacent tool_call_delta events of one call, adjacent reasoning
+// events and adjacent discards of one reason: where text, a streamed
+// call's arguments, reasoning and discarded bytes are cut depends on the
+// chunks and on the way (the lexer's prefilter cuts text before a '[' the
+// long way cuts after too).
 // With fold, a runaway's raw bytes count as text before it, and its offset
 // is not shown (knownDivergences).
 func spEvents(opt toolsieve.Options, pieces [][]byte, fold bool) []string {
 	p := toolsieve.NewParser(opt)
 	var out []string
 	var run []byte // text, or a call's arguments so far
+	var runRaw []byte // the raw bytes of reasoning or discards so far
 	var runAt int64
 	var runIndex int
+	var runReason toolsieve.Reason
 	const none = toolsieve.EventType(255)
 	runType := none
 	flush := func() {
@@ -48,13 +53,26 @@ func spEvents(opt toolsieve.Options, pieces [][]byte, fold bool) []string {
 			out = append(out, fmt.Sprintf("text@%d %q", runAt, run))
 		case toolsieve.ToolCallDelta:
 			out = append(out, fmt.Sprintf("tool_call_delta@%d index=%d %q", runAt, runIndex, run))
+		case toolsieve.Reasoning:
+			out = append(out, fmt.Sprintf("reasoning@%d index=%d raw=%q text=%q", runAt, runIndex, runRaw, run))
+		case toolsieve.Discard:
+			out = append(out, fmt.Sprintf("discard@%d index=%d raw=%q reason=%v", runAt, runIndex, runRaw, runReason))
 		}
-		run, runType = run[:0], none
+		run, runRaw, runType = run[:0], runRaw[:0], none
 	}
 	take := func(evs []toolsieve.Event) {
 		for i := range evs {
 			e := &evs[i]
 			switch {
+			case (e.Type == toolsieve.Reasoning || e.Type == toolsieve.Discard) && e.ID == "" && e.Name == "" &&
+				len(e.Arguments) == 0 && e.Dialect == "" && len(e.Repairs) == 0 && e.Message == "":
+				if runType != e.Type || runIndex != e.Index || e.Type == toolsieve.Discard && runReason != e.Reason {
+					flush()
+					runType, runAt, runIndex, runReason = e.Type, e.Offset, e.Index, e.Reason
+				}
+				run = append(run, e.Text...)
+				runRaw = append(runRaw, e.Raw...)
+				continue
 			case e.Type == toolsieve.Text:
 				if runType != toolsieve.Text {
 					flush()

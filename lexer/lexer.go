@@ -147,7 +147,9 @@ type Lexer struct {
 	// after an XTML tag: they start the next marker candidate, not text.
 	rescan bool
 	// block relaxes quoted attribute values (see EnterBlock).
-	block   bool
+	block bool
+	// slow turns the prefilter off (Prefilter).
+	slow    bool
 	pending []byte // bytes of a cut tag's tail waiting to be returned as text
 
 	partial []byte // an incomplete UTF-8 sequence at the end of the last chunk
@@ -227,13 +229,14 @@ func (l *Lexer) Next(atEOF bool) (tok *Token, ok bool) {
 	if l.pos >= len(l.src) {
 		return nil, false
 	}
-	c := l.src[l.pos]
-	if triggers[c] {
-		l.startMarker()
-		return l.continueMarker(atEOF)
+	start, i := l.pos, l.pos+1
+	if triggers[l.src[start]] { // a trigger the prefilter rejects begins a run of text (prefilter.go)
+		if i = l.rejected(start); i < 0 {
+			l.startMarker()
+			return l.continueMarker(atEOF)
+		}
 	}
 	// A run of text: find the next trigger with a table look-up per byte.
-	start, i := l.pos, l.pos+1
 	for i < len(l.src) && !triggers[l.src[i]] {
 		i++
 	}

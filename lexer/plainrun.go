@@ -6,12 +6,15 @@ package lexer
 
 // ltFails marks the ASCII bytes on which the recognizer fails a candidate
 // `<` at once; ltSpaceFails the same after `< `; bracketFails the same
-// after `[NAME` or `[/NAME`. They are read off the recognizer itself.
-var ltFails, ltSpaceFails, bracketFails = func() (lt, lts, br [256]bool) {
+// after `[NAME` or `[/NAME`, and openFails and slashFails after `[` and
+// `[/`. They are read off the recognizer itself.
+var ltFails, ltSpaceFails, bracketFails, openFails, slashFails = func() (lt, lts, br, op, sl [256]bool) {
 	for c := range byte(0x80) {
 		lt[c] = failsAfter("<", c)
 		lts[c] = failsAfter("< ", c)
 		br[c] = failsAfter("[A", c) && failsAfter("[/A", c)
+		op[c] = failsAfter("[", c)
+		sl[c] = failsAfter("[/", c)
 	}
 	return
 }()
@@ -53,25 +56,12 @@ func bracketEnd(p []byte, j int) int {
 // backticks as content however they are cut.
 func PlainRun(p []byte) int {
 	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '<':
-			k := i + 1
-			if k < len(p) && p[k] == ' ' {
-				if k++; k < len(p) && ltSpaceFails[p[k]] {
-					i = k - 1 // p[k] is looked at again: it may be a trigger
-					continue
-				}
+		if c := p[i]; c == '<' || c == '[' {
+			k := rejectedAt(p, i) // prefilter.go
+			if k < 0 {
 				return i
 			}
-			if k == len(p) || !ltFails[p[k]] {
-				return i
-			}
-		case '[':
-			k := bracketEnd(p, i+1)
-			if k == len(p) || !bracketFails[p[k]] {
-				return i
-			}
-			i = k - 1 // p[k] is looked at again
+			i = k - 1 // p[k] is looked at again: it may be a trigger
 		}
 	}
 	return CompleteUTF8(p)
