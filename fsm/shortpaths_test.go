@@ -40,7 +40,7 @@ const spTools = `[
 func spEvents(opt toolsieve.Options, pieces [][]byte, fold bool) []string {
 	p := toolsieve.NewParser(opt)
 	var out []string
-	var run []byte // text, or a call's arguments so far
+	var run []byte    // text, or a call's arguments so far
 	var runRaw []byte // the raw bytes of reasoning or discards so far
 	var runAt int64
 	var runIndex int
