@@ -204,6 +204,23 @@ func (l *Lexer) maxTag() int {
 // triggers marks the bytes that may start a marker.
 var triggers = [256]bool{'<': true, '[': true, '`': true}
 
+// nextTrigger returns the index of the first trigger in p at or after i,
+// or len(p): eight bytes at a time, then a table look-up per byte.
+func nextTrigger(p []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(p); i += 8 {
+		w := binary.LittleEndian.Uint64(p[i:])
+		a, b, c := w^('<'*ones), w^('['*ones), w^('`'*ones)
+		if ((a-ones)&^a|(b-ones)&^b|(c-ones)&^c)&highs != 0 { // a byte of w is a trigger
+			break
+		}
+	}
+	for i < len(p) && !triggers[p[i]] {
+		i++
+	}
+	return i
+}
+
 // Triggers returns the table of the bytes that may start a marker, for
 // callers that scan for them (a copy: the lexer's own cannot change).
 func Triggers() [256]bool { return triggers }
@@ -236,10 +253,7 @@ func (l *Lexer) Next(atEOF bool) (tok *Token, ok bool) {
 			return l.continueMarker(atEOF)
 		}
 	}
-	// A run of text: find the next trigger with a table look-up per byte.
-	for i < len(l.src) && !triggers[l.src[i]] {
-		i++
-	}
+	i = nextTrigger(l.src, i) // a run of text
 	end := i
 	if i == len(l.src) && !atEOF {
 		end = CompleteUTF8(l.src[start:i]) + start

@@ -225,3 +225,27 @@ func TestPrefilterSameTokens(t *testing.T) {
 		sameBothWaysLex(t, []byte(code), cuts)
 	}
 }
+
+// TestNextTrigger compares the word-at-a-time scan with the table, at
+// every start, on bytes with triggers, their neighbours and high bytes.
+func TestNextTrigger(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	const alphabet = "<[`;=\\_a\x00\x80\xff\xbc\xdb\xe0"
+	for range 2000 {
+		p := make([]byte, rng.IntN(40))
+		for i := range p {
+			if rng.IntN(4) == 0 {
+				p[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				p[i] = byte(rng.IntN(256))
+			}
+		}
+		for i := 0; i <= len(p); i++ {
+			want := i
+			for want < len(p) && !triggers[p[want]] {
+				want++
+			}
+			require.Equal(t, want, nextTrigger(p, i), "%q from %d", p, i)
+		}
+	}
+}
