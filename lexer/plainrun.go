@@ -7,16 +7,14 @@ package lexer
 // ltFails marks the ASCII bytes on which the recognizer fails a candidate
 // `<` at once; ltSpaceFails the same after `< `; bracketFails the same
 // after `[NAME` or `[/NAME`, and openFails and slashFails after `[` and
-// `[/`; nameFails after the name of a tag (`<b`, `</b`: `a<b)`,
-// `Map<String, T>`). They are read off the recognizer itself.
-var ltFails, ltSpaceFails, bracketFails, openFails, slashFails, nameFails = func() (lt, lts, br, op, sl, nm [256]bool) {
+// `[/`. They are read off the recognizer itself.
+var ltFails, ltSpaceFails, bracketFails, openFails, slashFails = func() (lt, lts, br, op, sl [256]bool) {
 	for c := range byte(0x80) {
 		lt[c] = failsAfter("<", c)
 		lts[c] = failsAfter("< ", c)
 		br[c] = failsAfter("[A", c) && failsAfter("[/A", c)
 		op[c] = failsAfter("[", c)
 		sl[c] = failsAfter("[/", c)
-		nm[c] = failsAfter("<b", c) && failsAfter("</b", c) && failsAfter("<a:b", c)
 	}
 	return
 }()
@@ -59,7 +57,7 @@ func bracketEnd(p []byte, j int) int {
 func PlainRun(p []byte) int {
 	for i := 0; i < len(p); i++ {
 		if c := p[i]; c == '<' || c == '[' {
-			k := rejectedAt(p, i, false) // prefilter.go
+			k := rejectedAt(p, i) // prefilter.go
 			if k < 0 {
 				return i
 			}

@@ -17,10 +17,8 @@ package lexer
 // rejectedAt reports whether the trigger p[i] ('<', '[' or '`') is one the
 // recognizer fails before it could become a marker, judging by the bytes
 // after it in p: then p[i:k] is text and p[k] is to be looked at again
-// (k <= len(p)); else k is -1. With names, a '<' is also judged after a
-// tag name (nameEnd); PlainRun goes without: its prefix must stay text cut
-// where it ends, and `</b` at the end of input is a closer.
-func rejectedAt(p []byte, i int, names bool) int {
+// (k <= len(p)); else k is -1.
+func rejectedAt(p []byte, i int) int {
 	switch p[i] {
 	case '<':
 		k := i + 1
@@ -32,9 +30,6 @@ func rejectedAt(p []byte, i int, names bool) int {
 		}
 		if k < len(p) && ltFails[p[k]] {
 			return k
-		}
-		if names {
-			return nameEnd(p, k)
 		}
 	case '[':
 		k := bracketEnd(p, i+1)
@@ -64,26 +59,5 @@ func (l *Lexer) rejected(i int) int {
 	if l.slow {
 		return -1
 	}
-	return rejectedAt(l.src, i, true)
-}
-
-// nameEnd is rejectedAt for a '<' before p[k]: when an ASCII tag name
-// follows (after an optional '/'), as the recognizer's stName takes it, and
-// then a byte on which the recognizer fails the tag, it returns where the
-// name ends; else -1.
-func nameEnd(p []byte, k int) int {
-	if k < len(p) && p[k] == '/' {
-		k++
-	}
-	j := k
-	for ; j < len(p) && j-k <= MaxNameLen; j++ {
-		c := p[j]
-		if c >= 0x80 || !(j == k && isNameStart(rune(c)) || j > k && isNameChar(rune(c))) {
-			break
-		}
-	}
-	if j == k || j == len(p) || j-k > MaxNameLen || !nameFails[p[j]] {
-		return -1
-	}
-	return j
+	return rejectedAt(l.src, i)
 }
