@@ -446,7 +446,14 @@ func (m *Machine) probeAt(b []byte) int {
 	var ends [8]byte // the last bytes of the openers of ops
 	ne := 0
 	for k, o := range pt.ops {
-		if c := o.text[len(o.text)-1]; ops.has(k) && bytes.IndexByte(ends[:ne], c) < 0 && ne < len(ends) {
+		if !ops.has(k) || ne == len(ends) {
+			continue
+		}
+		c, seen := o.text[len(o.text)-1], false
+		for _, e := range ends[:ne] { // a loop, not a call: this runs for every text token
+			seen = seen || e == c
+		}
+		if !seen {
 			ends[ne] = c
 			ne++
 		}

@@ -30,13 +30,17 @@ func bitsIndex(s opSet) int { return bits.TrailingZeros32(uint32(s)) }
 // ops that ends b (`>>` of `>>>`), or -1.
 func symbolTail(b []byte, ops opSet) int {
 	best := -1
+	if len(b) == 0 {
+		return best
+	}
+	last := b[len(b)-1]
 	for _, k := range pt.syms {
 		t := pt.ops[k].text
 		if !ops.has(k) {
 			continue
 		}
 		for n := min(len(t)-1, len(b)); n > 0; n-- {
-			if string(b[len(b)-n:]) == t[:n] {
+			if t[n-1] == last && string(b[len(b)-n:]) == t[:n] { // the last byte first: most tokens end in none
 				if j := len(b) - n; best < 0 || j < best {
 					best = j
 				}
