@@ -1,6 +1,10 @@
 package fsm
 
-import "github.com/toolsieve/toolsieve/lexer"
+import (
+	"bytes"
+
+	"github.com/toolsieve/toolsieve/lexer"
+)
 
 // The short path for a value's chunks that hold marker triggers (see
 // writeValue). A value is content up to its closer: most triggers in it
@@ -21,13 +25,13 @@ func (m *Machine) writeValueRun(p []byte) {
 	m.add(p[:n]) // the caller checked the cap
 	// A '>' may end a misspelt closer (textInValue): if one does, that
 	// text takes the long way from its '>'.
-	for j := indexByte(p[:n], '>'); j >= 0; {
+	for j := bytes.IndexByte(p[:n], '>'); j >= 0; { // a chunk: bytes.IndexByte, not the loop for short runs
 		if _, ok := m.corruptCloser(m.buf[max(0, base+j+1-40) : base+j+1]); ok {
 			m.buf = m.buf[:base+j]
 			n = j
 			break
 		}
-		k := indexByte(p[j+1:n], '>')
+		k := bytes.IndexByte(p[j+1:n], '>')
 		if k < 0 {
 			break
 		}

@@ -55,14 +55,16 @@ func bracketEnd(p []byte, j int) int {
 // UTF-8 sequence. A backtick run at its end counts too: the caller takes
 // backticks as content however they are cut.
 func PlainRun(p []byte) int {
-	for i := 0; i < len(p); i++ {
-		if c := p[i]; c == '<' || c == '[' {
-			k := rejectedAt(p, i) // prefilter.go
-			if k < 0 {
-				return i
-			}
-			i = k - 1 // p[k] is looked at again: it may be a trigger
+	for i := nextTrigger(p, 0); i < len(p); i = nextTrigger(p, i) {
+		if p[i] == '`' {
+			i++
+			continue
 		}
+		k := rejectedAt(p, i) // prefilter.go
+		if k < 0 {
+			return i
+		}
+		i = k // p[k] is looked at again: it may be a trigger
 	}
 	return CompleteUTF8(p)
 }
