@@ -198,6 +198,7 @@ type block struct {
 	// JSON array of another candidate (pyToJSON)
 	pyFirst bool
 	inline  bool // its opener was written after other text on its line
+	eol     bool // its markers were lines without brackets (markline.go)
 	calls   int  // calls completed in this block
 	muted   int  // calls of disabled dialects passed on as text
 	nested  int  // block openers seen inside it
@@ -801,8 +802,8 @@ func (m *Machine) textInText(b []byte) int {
 		m.emitText(b[:i])
 		m.startProbe(m.textOff+int64(i), line)
 		switch kind {
-		case atBare:
-			m.startBare()
+		case atBare, atBareLine:
+			m.startBare(kind == atBareLine)
 		case atLineCall:
 			m.startLineCall()
 		}
