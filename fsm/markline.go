@@ -189,6 +189,11 @@ func (m *Machine) markTokenDone(s []byte, rec *lexer.Bare) *lexer.Token {
 	if t.Kind != lexer.Tag || !t.Has(lexer.DSML) || t.Marker == lexer.Unknown {
 		return nil
 	}
+	for _, a := range t.Attrs {
+		if len(a.Val) == 0 { // a word after the marker (`DSML | invoke now`): a sentence
+			return nil
+		}
+	}
 	return t
 }
 
