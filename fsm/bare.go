@@ -99,6 +99,7 @@ type bareLines struct {
 	call     int  // start in m.buf of the call opener line
 	calls    bool // tools are declared: the line may be a call opener (barecall.go)
 	eol      bool // its '>' was lost too: the line's end ends the tag (markline.go)
+	tags     bool // the line may be a declared tool's tag (toolline.go)
 }
 
 // openerKind is what may start where openerAt found a unit.
@@ -137,7 +138,7 @@ func (m *Machine) openerAt(b []byte) (int, openerKind) {
 			if bare && markLead[c] && m.mayMarkLine(b[j:]) {
 				return j, atBareLine
 			}
-			if bare && bareFirst[c] && m.mayBeBare(b[j:]) {
+			if bare && (bareFirst[c] && m.mayBeBare(b[j:]) || m.mayToolLine(b[j:])) {
 				return j, atBare
 			}
 			if calls && m.mayLineCall(b[j:]) {
@@ -215,7 +216,7 @@ func (m *Machine) startBare(eol bool) {
 	p := m.probe
 	p.state = pBareBlock
 	p.line = true
-	p.bare.nw, p.bare.calls, p.bare.eol = 0, m.opt.Declared != nil, eol
+	p.bare.nw, p.bare.calls, p.bare.eol, p.bare.tags = 0, m.opt.Declared != nil, eol, !eol && m.toolLines()
 	p.bare.reset()
 }
 
@@ -257,7 +258,7 @@ func (l *bareLines) nameByte(c byte) bool {
 			return true
 		}
 	}
-	return l.calls && callPrefix(w)
+	return l.calls && callPrefix(w) || l.tags
 }
 
 // textBare holds the lines of a possible block written without '<'.
@@ -347,7 +348,7 @@ func (m *Machine) bareBlock() bool {
 		return false
 	}
 	cands, variants, r := m.openersOf(t)
-	if m.bareCallLine(t, cands, r) {
+	if m.bareCallLine(t, cands, r) || !p.bare.eol && m.toolLine(t) {
 		return true
 	}
 	if r != rBlockOpen || cands&bareDialects == 0 {

@@ -151,7 +151,7 @@ func (m *Machine) closeSegment(end int) {
 	m.seg.active = false
 	start := m.seg.start
 	s := m.buf[start:end]
-	if m.markSegment(start, end) { // markline.go
+	if m.markSegment(start, end) || m.toolSegment(start, end) { // markline.go, toolline.go
 		return
 	}
 	if r, ok := m.corruptCloser(s); ok {
@@ -398,7 +398,7 @@ func (m *Machine) textInValue(b []byte) int {
 		m.add(b)
 		return len(b)
 	}
-	if !m.add(b[:i+1]) {
+	if !m.add(b[:i+1]) || m.toolValueCloser() { // toolline.go
 		return i + 1
 	}
 	if r, ok := m.corruptCloser(m.buf[max(0, len(m.buf)-40):]); ok {

@@ -877,6 +877,9 @@ func (m *Machine) judgePending() {
 	if !ok {
 		r, ok = m.markRoleAt(p.seg) // markline.go
 	}
+	if !ok {
+		r, ok = m.toolCloserAt(p.seg) // toolline.go
+	}
 	if !ok || r == rParamClose {
 		return // the closer was value content
 	}
