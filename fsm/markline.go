@@ -310,3 +310,22 @@ func (m *Machine) markAtEOF() {
 // are markup: the dialect's (Spec.trimNL), or the line ends of the marker
 // lines around a value in a block whose markers were lines.
 func (m *Machine) trimsNL() bool { return m.call.spec.trimNL || m.blk.eol }
+
+// lineHeldBack returns where the bytes of a value that no later input can
+// change end, at most end, when its lines may be markers without brackets
+// (a block of marker lines, a tool-name tag call that lost its '<',
+// toolline.go): its last line, with the newline before it, may still
+// become a closer; it is held back while short enough to be one.
+func (m *Machine) lineHeldBack(a, end int) int {
+	if !m.blk.eol && (m.call.spec.name != nameTag || m.call.repairs&RMissingBracket == 0) {
+		return end
+	}
+	lo := max(a, end-maxMarkLine)
+	if k := bytes.LastIndexByte(m.buf[lo:end], '\n'); k >= 0 {
+		return lo + k
+	}
+	if lo == a {
+		return a
+	}
+	return end
+}

@@ -161,6 +161,7 @@ func (m *Machine) finalValue() ([]byte, bool) {
 	for k := 0; end > a && k < maxCloserTail && closerTail(m.buf[end-1]); k++ {
 		end--
 	}
+	end = m.lineHeldBack(a, end) // markline.go
 	if trimNL && end > a && m.buf[end-1] == '\n' {
 		end--
 	}
