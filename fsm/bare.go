@@ -274,8 +274,12 @@ func (m *Machine) textBare(b []byte) int {
 			end := i + 1
 			var v lexer.BareVerdict
 			if c == '\n' && p.bare.eol { // the line's end stands for the lost '>'
-				v, end = p.bare.lineEnd(), i
-			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK()) {
+				start := 0
+				if p.state == pBareCall {
+					start = p.bare.call
+				}
+				v, end = m.markLineEnd(start, b[:i]), i // markline.go
+			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK() && !(p.bare.eol && isSpace(c))) {
 				v = lexer.BareFail
 			}
 			switch v {

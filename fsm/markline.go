@@ -130,12 +130,12 @@ func (m *Machine) mayMarkLine(b []byte) bool {
 	if m.probe == nil {
 		m.probe = new(probe)
 	}
+	if i := bytes.IndexByte(b[:min(len(b), maxMarkLine+1)], '\n'); i >= 0 {
+		return m.markLine(b[:i]) != nil
+	}
 	rec := &m.probe.bare.rec
 	rec.ResetBarLost()
 	for i, c := range b {
-		if c == '\n' {
-			return m.markToken(b[:i], rec) != nil
-		}
 		if i == maxMarkLine || rec.Step(c) == lexer.BareFail {
 			return false
 		}
@@ -143,17 +143,29 @@ func (m *Machine) mayMarkLine(b []byte) bool {
 	return true
 }
 
-// lineEnd reads the end of the line held as the '>' its tag lost.
-func (l *bareLines) lineEnd() lexer.BareVerdict {
-	if l.rec.Step('>') == lexer.BareDone {
-		return lexer.BareDone
+// markLineEnd reads the line a probe holds, from start in m.buf (or, past
+// its end, in b), then b, as a marker line at its newline: the end stands
+// for the '>' the tag lost (bare.go's textBare).
+func (m *Machine) markLineEnd(start int, b []byte) lexer.BareVerdict {
+	var line [maxMarkLine]byte
+	var s []byte
+	if k := start - len(m.buf); k >= 0 {
+		s = b[k:]
+	} else if len(m.buf)-start+len(b) <= len(line) {
+		n := copy(line[:], m.buf[start:])
+		s = line[:n+copy(line[n:], b)]
 	}
-	return lexer.BareFail
+	if m.markLine(s) == nil {
+		return lexer.BareFail
+	}
+	return lexer.BareDone
 }
 
 // markLine reads s, a whole line without its newline, as a marker line,
 // or returns nil. The token is valid until the next read.
 func (m *Machine) markLine(s []byte) *lexer.Token {
+	full := s
+	s = bytes.TrimRight(s, " \t\r") // the tag ends before the blanks that end its line (its raw bytes hold them)
 	if len(s) == 0 || len(s) > maxMarkLine || !markLead[s[0]] || !markPrefix(s[:min(len(s), 16)]) {
 		return nil
 	}
@@ -170,18 +182,13 @@ func (m *Machine) markLine(s []byte) *lexer.Token {
 			if i < len(s)-1 {
 				return nil
 			}
-			return m.markTokenDone(s, rec)
+			return m.markTokenDone(full, rec)
 		}
 	}
-	return m.markToken(s, rec)
-}
-
-// markToken ends the tag rec read from line s at the line's end.
-func (m *Machine) markToken(s []byte, rec *lexer.Bare) *lexer.Token {
 	if rec.Step('>') != lexer.BareDone {
 		return nil
 	}
-	return m.markTokenDone(s, rec)
+	return m.markTokenDone(full, rec)
 }
 
 func (m *Machine) markTokenDone(s []byte, rec *lexer.Bare) *lexer.Token {
