@@ -1,5 +1,7 @@
 package jsonscan
 
+import "github.com/toolsieve/toolsieve/internal/scanbase"
+
 // A call object written with its braces doubled, as a template escapes
 // them (`{{"name": "f", "arguments": {..}}}`, Qwen2.5 through SGLang): the
 // object is the inner one, and the doubled '}' after it belongs to the
@@ -29,7 +31,7 @@ func (s *Scanner) topDone() uint8 {
 // then its doubled '}'; anything else ends the value before it (the
 // doubled '}' was left out).
 func (s *Scanner) doubledCloser(c byte) uint8 {
-	if isSpace(c) {
+	if scanbase.IsSpace(c) {
 		return consumed
 	}
 	s.state = stDone

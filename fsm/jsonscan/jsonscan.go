@@ -18,9 +18,9 @@ package jsonscan
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/toolsieve/toolsieve/internal/jsonspan"
+	"github.com/toolsieve/toolsieve/internal/scanbase"
 )
 
 // Grammar states. The comments say what the scanner expects next.
@@ -78,38 +78,17 @@ var stateNames = [...]string{
 	stDoubled:  "after the value",
 }
 
-// Results of one step of the state machine on one byte.
+// Results of one step of the state machine on one byte (stop: the byte is
+// not part of the value, done or failed).
 const (
-	consumed uint8 = iota // the byte was used
-	again                 // the state changed; look at the same byte again
-	stop                  // the byte is not part of the value (done or failed)
+	consumed = scanbase.Consumed
+	again    = scanbase.Again
+	stop     = scanbase.Stop
 )
-
-// Literals: what the input spells and what is written for it.
-const (
-	litTrue uint8 = iota
-	litFalse
-	litNull
-	litPyTrue
-	litPyFalse
-	litPyNone
-)
-
-var litSrc = [...]string{"true", "false", "null", "True", "False", "None"}
-var litDst = [...]string{"true", "false", "null", "true", "false", "null"}
 
 // SyntaxError is the error Err returns after Write met a byte that can
 // neither continue the value nor be repaired.
-type SyntaxError struct {
-	Offset int    // offset of the byte in the input since Reset
-	Byte   byte   // the byte
-	Where  string // where in the grammar the scanner was
-}
-
-func (e *SyntaxError) Error() string {
-	return "jsonscan: unexpected byte " + strconv.QuoteRune(rune(e.Byte)) +
-		" at offset " + strconv.Itoa(e.Offset) + " " + e.Where
-}
+type SyntaxError = scanbase.SyntaxError
 
 // Scanner scans one JSON value and writes a repaired copy of it.
 // The zero value is ready to use.
@@ -260,7 +239,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 				i++
 			case stop:
 				s.failed = true
-				s.err = &SyntaxError{Offset: s.n + i, Byte: p[i], Where: stateNames[stSP]}
+				s.err = &SyntaxError{Scanner: "jsonscan", Offset: s.n + i, Byte: p[i], Where: stateNames[stSP]}
 			}
 			if s.failed {
 				break
@@ -300,7 +279,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 			}
 		case stArrFirst, stArrNext, stObjVal, stKeyFirst, stKeyNext, stColon, stAfter:
 			j := i
-			for j < len(p) && isSpace(p[j]) {
+			for j < len(p) && scanbase.IsSpace(p[j]) {
 				j++
 			}
 			if j > i {
@@ -316,7 +295,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 		}
 		if r == stop {
 			if s.failed {
-				s.err = &SyntaxError{Offset: s.n + i, Byte: c, Where: stateNames[s.state]}
+				s.err = &SyntaxError{Scanner: "jsonscan", Offset: s.n + i, Byte: c, Where: stateNames[s.state]}
 			}
 			break
 		}
@@ -382,43 +361,8 @@ func (s *Scanner) fail() uint8 {
 	return stop
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t'
-}
-
 func isIdent(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-}
-
-func isHex(c byte) (rune, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return rune(c - '0'), true
-	case c >= 'a' && c <= 'f':
-		return rune(c-'a') + 10, true
-	case c >= 'A' && c <= 'F':
-		return rune(c-'A') + 10, true
-	}
-	return 0, false
-}
-
-// litFor returns the literal a byte starts, if any.
-func litFor(c byte) (uint8, bool) {
-	switch c {
-	case 't':
-		return litTrue, true
-	case 'f':
-		return litFalse, true
-	case 'n':
-		return litNull, true
-	case 'T':
-		return litPyTrue, true
-	case 'F':
-		return litPyFalse, true
-	case 'N':
-		return litPyNone, true
-	}
-	return 0, false
 }
 
 // isValueStart reports whether beginValue accepts c.
@@ -427,7 +371,7 @@ func isValueStart(c byte) bool {
 	case '{', '[', '"', '\'', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return true
 	}
-	_, ok := litFor(c)
+	_, ok := scanbase.LitFor(c)
 	return ok
 }
 
@@ -481,16 +425,16 @@ func (s *Scanner) beginValue(c byte) uint8 {
 		s.numValid = len(s.out)
 		s.state = stNumInt
 	default:
-		l, ok := litFor(c)
+		l, ok := scanbase.LitFor(c)
 		if !ok {
 			return s.fail()
 		}
-		if l >= litPyTrue {
+		if l >= scanbase.LitPyTrue {
 			s.repaired = true
 		}
 		s.lit = l
 		s.pos = 1
-		s.out = append(s.out, litDst[l][0])
+		s.out = append(s.out, scanbase.LitDst[l][0])
 		s.state = stLit
 	}
 	s.started = true
@@ -544,41 +488,26 @@ func (s *Scanner) endNumber() uint8 {
 	return again
 }
 
-// ctlEscapes holds the short escapes for the control characters that have one.
-var ctlEscapes = [0x20]byte{'\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
-
-const hexDigits = "0123456789abcdef"
-
 // strByte writes c, a byte inside a string that is not an escape start.
 func (s *Scanner) strByte(c byte) {
 	s.hiPending = false
-	switch {
-	case c < 0x20:
+	if c < 0x20 {
 		s.repaired = true
-		if e := ctlEscapes[c]; e != 0 {
-			s.out = append(s.out, '\\', e)
-		} else {
-			s.out = append(s.out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-	case c == '"':
-		// Only reached in single-quoted strings.
-		s.out = append(s.out, '\\', '"')
-	default:
-		s.out = append(s.out, c)
 	}
+	s.out = scanbase.AppendStrByte(s.out, c) // '"' only in single-quoted strings
 }
 
 // step runs the state machine on one byte.
 func (s *Scanner) step(c byte) uint8 {
 	switch s.state {
 	case stTop:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		return s.beginValue(c)
 
 	case stArrFirst, stKeyFirst:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			s.out = append(s.out, c)
 			return consumed
 		}
@@ -595,7 +524,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.beginKey(c)
 
 	case stArrNext, stKeyNext:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			s.out = append(s.out, c)
 			return consumed
 		}
@@ -612,7 +541,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.beginKey(c)
 
 	case stObjVal:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			s.out = append(s.out, c)
 			return consumed
 		}
@@ -626,7 +555,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.beginValue(c)
 
 	case stColon:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			s.out = append(s.out, c)
 			return consumed
 		}
@@ -638,7 +567,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.fail()
 
 	case stAfter:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			s.out = append(s.out, c)
 			return consumed
 		}
@@ -667,7 +596,7 @@ func (s *Scanner) step(c byte) uint8 {
 			// Mismatched closer: when it closes the enclosing container,
 			// close the innermost one first (`{"a":[1}` -> `{"a":[1]}`).
 			if len(s.stack) >= 2 && s.stack[len(s.stack)-2] == open {
-				s.out = append(s.out, closerOf(t))
+				s.out = append(s.out, scanbase.CloserOf(t))
 				s.stack = s.stack[:len(s.stack)-1]
 				s.repaired = true
 				return again
@@ -729,7 +658,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return consumed
 
 	case stHex:
-		if v, ok := isHex(c); ok {
+		if v, ok := scanbase.HexVal(c); ok {
 			s.out = append(s.out, c)
 			s.uval = s.uval<<4 | v
 			s.pos++
@@ -847,12 +776,12 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.endNumber()
 
 	case stLit:
-		if c != litSrc[s.lit][s.pos] {
+		if c != scanbase.LitSrc[s.lit][s.pos] {
 			return s.fail()
 		}
-		s.out = append(s.out, litDst[s.lit][s.pos])
+		s.out = append(s.out, scanbase.LitDst[s.lit][s.pos])
 		s.pos++
-		if int(s.pos) == len(litSrc[s.lit]) {
+		if int(s.pos) == len(scanbase.LitSrc[s.lit]) {
 			s.valueDone()
 		}
 		return consumed
@@ -861,13 +790,6 @@ func (s *Scanner) step(c byte) uint8 {
 	}
 	// stDone
 	return stop
-}
-
-func closerOf(open byte) byte {
-	if open == '{' {
-		return '}'
-	}
-	return ']'
 }
 
 // Finish completes the value as it stands (call at end of input, or when
@@ -947,10 +869,10 @@ func (s *Scanner) Finish() (out []byte, truncated, repaired bool) {
 
 	case stLit:
 		trunc = true
-		s.out = append(s.out, litDst[s.lit][s.pos:]...)
+		s.out = append(s.out, scanbase.LitDst[s.lit][s.pos:]...)
 	}
 	for i := len(s.stack) - 1; i >= 0; i-- {
-		s.out = append(s.out, closerOf(s.stack[i]))
+		s.out = append(s.out, scanbase.CloserOf(s.stack[i]))
 	}
 	s.stack = s.stack[:0]
 	s.state = stDone
@@ -972,7 +894,7 @@ func Repair(b []byte) (out []byte, truncated, repaired bool, ok bool) {
 	}
 	out, truncated, repaired = s.Finish()
 	for _, c := range b[n:] {
-		if !isSpace(c) {
+		if !scanbase.IsSpace(c) {
 			repaired = true
 			break
 		}

@@ -33,9 +33,9 @@ package loosejson
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/toolsieve/toolsieve/internal/jsonspan"
+	"github.com/toolsieve/toolsieve/internal/scanbase"
 )
 
 // Limits.
@@ -85,11 +85,12 @@ var stateNames = [...]string{
 	stQDelim:   "after a delimiter that follows a quoted value",
 }
 
-// Results of one step of the state machine on one byte.
+// Results of one step of the state machine on one byte (stop: the byte is
+// not part of the object, done or failed).
 const (
-	consumed uint8 = iota // the byte was used
-	again                 // the state changed; look at the same byte again
-	stop                  // the byte is not part of the object (done or failed)
+	consumed = scanbase.Consumed
+	again    = scanbase.Again
+	stop     = scanbase.Stop
 )
 
 // Number states of a bare value that still reads as a JSON number. A bare
@@ -117,25 +118,9 @@ const (
 	sfColon        // … and then ':' or '=' and whitespace
 )
 
-// Literals a bare word may spell, and the JSON written for them.
-var (
-	litSrc = [...]string{"true", "false", "null", "True", "False", "None"}
-	litDst = [...]string{"true", "false", "null", "true", "false", "null"}
-)
-
 // SyntaxError is the error Err returns after Write met a byte that cannot
 // continue the object.
-type SyntaxError struct {
-	Offset int    // offset of the byte in the input since Reset
-	Byte   byte   // the byte
-	Where  string // where in the grammar the scanner was
-}
-
-// Error describes the byte, its offset and the grammar position.
-func (e *SyntaxError) Error() string {
-	return "loosejson: unexpected byte " + strconv.QuoteRune(rune(e.Byte)) +
-		" at offset " + strconv.Itoa(e.Offset) + " " + e.Where
-}
+type SyntaxError = scanbase.SyntaxError
 
 // Scanner converts one loose object to JSON. Call Reset with the delimiter
 // before use; the zero value scans with no delimiter (quoted strings only).
@@ -298,7 +283,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 		}
 		if r == stop {
 			if s.failed {
-				s.err = &SyntaxError{Offset: s.n + i, Byte: c, Where: stateNames[s.state]}
+				s.err = &SyntaxError{Scanner: "loosejson", Offset: s.n + i, Byte: c, Where: stateNames[s.state]}
 			}
 			break
 		}
@@ -384,7 +369,7 @@ func (s *Scanner) run(p []byte, i int) int {
 		}
 		fallthrough
 	case stTop, stKeyFirst, stKeyNext, stColon, stObjVal, stArrFirst, stArrNext:
-		for j < len(p) && isSpace(p[j]) {
+		for j < len(p) && scanbase.IsSpace(p[j]) {
 			j++
 		}
 	}

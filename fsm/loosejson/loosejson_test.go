@@ -350,7 +350,7 @@ func TestAccessors(t *testing.T) {
 	err := s.Err()
 	var se *SyntaxError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, SyntaxError{Offset: 3, Byte: 'b', Where: "after an object key"}, *se)
+	assert.Equal(t, SyntaxError{Scanner: "loosejson", Offset: 3, Byte: 'b', Where: "after an object key"}, *se)
 	assert.Equal(t, `loosejson: unexpected byte 'b' at offset 3 after an object key`, err.Error())
 }
 

@@ -1,5 +1,7 @@
 package loosejson
 
+import "github.com/toolsieve/toolsieve/internal/scanbase"
+
 // This file holds the state machine proper: step, which reads one byte, and
 // the helpers that start and end keys, strings, bare values and containers.
 
@@ -7,11 +9,6 @@ package loosejson
 func (s *Scanner) fail() uint8 {
 	s.failed = true
 	return stop
-}
-
-// isSpace reports whether c is JSON whitespace, allowed between tokens.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t'
 }
 
 // isKeyStart reports whether c may start a bare key: a letter, digit, '_',
@@ -62,27 +59,6 @@ func (s *Scanner) valueDone() {
 	}
 }
 
-// ctlEscapes holds the short escapes of the control characters that have one.
-var ctlEscapes = [0x20]byte{'\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
-
-const hexDigits = "0123456789abcdef"
-
-// strByte appends c as JSON string content.
-func (s *Scanner) strByte(c byte) {
-	switch {
-	case c < 0x20:
-		if e := ctlEscapes[c]; e != 0 {
-			s.out = append(s.out, '\\', e)
-		} else {
-			s.out = append(s.out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-	case c == '"' || c == '\\':
-		s.out = append(s.out, '\\', c)
-	default:
-		s.out = append(s.out, c)
-	}
-}
-
 // content appends c, a content byte of the current delimited string or bare
 // value (also a byte given back by a failed delimiter match).
 func (s *Scanner) content(c byte) {
@@ -93,7 +69,7 @@ func (s *Scanner) content(c byte) {
 	if !s.isKey {
 		s.track(c)
 	}
-	s.strByte(c)
+	s.out = scanbase.AppendStrByte(s.out, c)
 }
 
 // track advances the sf state of a delimited value by its next content
@@ -103,12 +79,12 @@ func (s *Scanner) track(c byte) {
 	switch {
 	case c == ',':
 		s.sf, s.sfMark = sfComma, at
-	case isSpace(c) && (s.sf == sfComma || s.sf == sfKeyEnd || s.sf == sfColon):
+	case scanbase.IsSpace(c) && (s.sf == sfComma || s.sf == sfKeyEnd || s.sf == sfColon):
 	case s.sf == sfComma && isKeyStart(c):
 		s.sf, s.sfKey0, s.sfKey1 = sfKey, at, at+1
 	case s.sf == sfKey && isKeyByte(c):
 		s.sfKey1 = at + 1
-	case s.sf == sfKey && isSpace(c):
+	case s.sf == sfKey && scanbase.IsSpace(c):
 		s.sf = sfKeyEnd
 	case (s.sf == sfKey || s.sf == sfKeyEnd) && (c == ':' || c == '='):
 		s.sf = sfColon
@@ -160,14 +136,14 @@ func (s *Scanner) wordByte(c byte) {
 				return
 			}
 		}
-		if isSpace(c) {
-			s.strByte(c)
+		if scanbase.IsSpace(c) {
+			s.out = scanbase.AppendStrByte(s.out, c)
 			return
 		}
 		s.toString()
 	}
-	s.strByte(c)
-	if !isSpace(c) {
+	s.out = scanbase.AppendStrByte(s.out, c)
+	if !scanbase.IsSpace(c) {
 		s.wordEnd = len(s.out)
 	}
 }
@@ -245,9 +221,9 @@ func (s *Scanner) endWord(asString bool) {
 
 // literal returns the JSON for w if it spells a literal.
 func literal(w []byte) (string, bool) {
-	for i, l := range litSrc {
+	for i, l := range scanbase.LitSrc {
 		if string(w) == l {
-			return litDst[i], true
+			return scanbase.LitDst[i], true
 		}
 	}
 	return "", false
@@ -255,7 +231,7 @@ func literal(w []byte) (string, bool) {
 
 // literalPrefix reports whether w is a proper prefix of a literal.
 func literalPrefix(w []byte) bool {
-	for _, l := range litSrc {
+	for _, l := range scanbase.LitSrc {
 		if len(w) < len(l) && l[:len(w)] == string(w) {
 			return true
 		}
@@ -400,7 +376,7 @@ func (s *Scanner) repair() uint8 {
 func (s *Scanner) step(c byte) uint8 {
 	switch s.state {
 	case stTop:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		if c != '{' {
@@ -411,7 +387,7 @@ func (s *Scanner) step(c byte) uint8 {
 
 	case stKeyFirst, stKeyNext:
 		switch {
-		case isSpace(c):
+		case scanbase.IsSpace(c):
 			return consumed
 		case c == '}' || c == ']':
 			s.state = stAfter
@@ -423,7 +399,7 @@ func (s *Scanner) step(c byte) uint8 {
 
 	case stArrFirst, stArrNext:
 		switch {
-		case isSpace(c):
+		case scanbase.IsSpace(c):
 			return consumed
 		case c == ']' || c == '}':
 			s.state = stAfter
@@ -435,7 +411,7 @@ func (s *Scanner) step(c byte) uint8 {
 
 	case stObjVal:
 		switch {
-		case isSpace(c):
+		case scanbase.IsSpace(c):
 			return consumed
 		case c == ',' || c == '}' || c == ']':
 			// A key without a value, which engines read as "".
@@ -455,7 +431,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return again
 
 	case stColon:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		if c == ':' || c == '=' {
@@ -471,8 +447,8 @@ func (s *Scanner) step(c byte) uint8 {
 		}
 		s.qval = false
 		if s.suspect != 0 {
-			if isSpace(c) {
-				s.strByte(c) // maybe content; cut if the value was not suspect
+			if scanbase.IsSpace(c) {
+				s.out = scanbase.AppendStrByte(s.out, c) // maybe content; cut if the value was not suspect
 				return consumed
 			}
 			if c != ',' && c != '}' && c != ']' {
@@ -481,7 +457,7 @@ func (s *Scanner) step(c byte) uint8 {
 			s.out = s.out[:s.closeEnd]
 			s.suspect = 0
 		}
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		t := s.top()
@@ -507,7 +483,7 @@ func (s *Scanner) step(c byte) uint8 {
 			// A mismatched closer that closes the enclosing container:
 			// close the innermost one first (`{a:[1}` -> {"a":[1]}).
 			if s.depth >= 2 && (s.arrays>>(s.depth-2)&1 != 0) == (open == '[') {
-				s.out = append(s.out, closerOf(t))
+				s.out = append(s.out, scanbase.CloserOf(t))
 				s.depth--
 				return again
 			}
@@ -613,7 +589,7 @@ func (s *Scanner) step(c byte) uint8 {
 			s.escMark = len(s.out)
 			s.state = stEsc
 		default:
-			s.strByte(c)
+			s.out = scanbase.AppendStrByte(s.out, c)
 		}
 		return consumed
 
@@ -697,12 +673,4 @@ func (s *Scanner) afterQuoteDelim(c byte) uint8 {
 	s.k = 0
 	s.state = stDStr
 	return again
-}
-
-// closerOf returns the byte that closes the container open.
-func closerOf(open byte) byte {
-	if open == '{' {
-		return '}'
-	}
-	return ']'
 }

@@ -37,6 +37,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/toolsieve/toolsieve/internal/scanbase"
 )
 
 // Mode says how calls are laid out.
@@ -88,16 +90,7 @@ const (
 
 // SyntaxError is the error Err returns after Write met a byte that cannot
 // continue the calls.
-type SyntaxError struct {
-	Offset int    // offset of the byte in the input since Reset
-	Byte   byte   // the byte
-	Where  string // where in the grammar the scanner was
-}
-
-func (e *SyntaxError) Error() string {
-	return "pyscan: unexpected byte " + strconv.QuoteRune(rune(e.Byte)) +
-		" at offset " + strconv.Itoa(e.Offset) + " " + e.Where
-}
+type SyntaxError = scanbase.SyntaxError
 
 // frame is one open container inside a call.
 type frame struct {
@@ -203,7 +196,7 @@ func (s *Scanner) Write(p []byte) (n int, st Status) {
 		default:
 			if skipsSpace[s.state] {
 				j := i
-				for j < len(p) && isSpace(p[j]) {
+				for j < len(p) && scanbase.IsSpace(p[j]) {
 					j++
 				}
 				if j > i {
@@ -219,7 +212,7 @@ func (s *Scanner) Write(p []byte) (n int, st Status) {
 		}
 		switch r {
 		case stop:
-			s.err = &SyntaxError{Offset: s.n + i, Byte: c, Where: stateNames[s.state]}
+			s.err = &SyntaxError{Scanner: "pyscan", Offset: s.n + i, Byte: c, Where: stateNames[s.state]}
 			s.n += i
 			return i, Failed
 		case endCall:

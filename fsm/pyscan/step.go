@@ -1,6 +1,10 @@
 package pyscan
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/toolsieve/toolsieve/internal/scanbase"
+)
 
 // Grammar states. The comments say what the scanner expects next.
 const (
@@ -98,26 +102,19 @@ var skipsSpace = [numStates]bool{
 	stStrEnd: true, stDictArgEnd: true,
 }
 
-// Results of one step of the state machine on one byte.
+// Results of one step of the state machine on one byte: scanbase's
+// (stop: the byte cannot continue, failed), and two of pyscan's own.
 const (
-	consumed uint8 = iota // the byte was used
-	again                 // the state changed; look at the same byte again
-	stop                  // the byte cannot continue (failed)
-	endCall               // the byte was used and completed a call
-	endList               // the byte was used and completed the list
+	consumed = scanbase.Consumed
+	again    = scanbase.Again
+	stop     = scanbase.Stop
+	endCall  = scanbase.Stop + 1 // the byte was used and completed a call
+	endList  = scanbase.Stop + 2 // the byte was used and completed the list
 )
-
-// Literals: what the input spells and what is written for it.
-var litSrc = [...]string{"true", "false", "null", "True", "False", "None"}
-var litDst = [...]string{"true", "false", "null", "true", "false", "null"}
 
 func (s *Scanner) fail() uint8 {
 	s.failed = true
 	return stop
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t'
 }
 
 func isLetter(c byte) bool {
@@ -141,58 +138,15 @@ func isPrefix(c byte) bool {
 	return false
 }
 
-func hexVal(c byte) (rune, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return rune(c - '0'), true
-	case c >= 'a' && c <= 'f':
-		return rune(c-'a') + 10, true
-	case c >= 'A' && c <= 'F':
-		return rune(c-'A') + 10, true
-	}
-	return 0, false
-}
-
-// litFor returns the literal a byte starts, if any.
-func litFor(c byte) (uint8, bool) {
-	for l := range litSrc {
-		if litSrc[l][0] == c {
-			return uint8(l), true
-		}
-	}
-	return 0, false
-}
-
-// ctlEscapes holds the short JSON escapes of the control characters that have one.
-var ctlEscapes = [0x20]byte{'\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
-
-const hexDigits = "0123456789abcdef"
-
-// strByte writes c as string content, escaped for JSON as needed.
-func (s *Scanner) strByte(c byte) {
-	switch {
-	case c < 0x20:
-		if e := ctlEscapes[c]; e != 0 {
-			s.out = append(s.out, '\\', e)
-		} else {
-			s.out = append(s.out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-	case c == '"' || c == '\\':
-		s.out = append(s.out, '\\', c)
-	default:
-		s.out = append(s.out, c)
-	}
-}
-
 // strRune writes the character an escape stands for. Surrogates are kept as
 // \u escapes so that a Python pair like '\ud83d\ude00' decodes to one
 // character in JSON.
 func (s *Scanner) strRune(r rune) {
 	switch {
 	case r < 0x80:
-		s.strByte(byte(r))
+		s.out = scanbase.AppendStrByte(s.out, byte(r))
 	case r >= 0xD800 && r < 0xE000:
-		s.out = append(s.out, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+		s.out = scanbase.AppendUEscape(s.out, r)
 	default:
 		s.out = utf8.AppendRune(s.out, r)
 	}
@@ -336,7 +290,7 @@ func (s *Scanner) beginKey(c byte) uint8 {
 // word (a variable, a nested call) fails.
 func (s *Scanner) beginWord(c byte, key bool) uint8 {
 	s.isKey = key
-	if l, ok := litFor(c); ok {
+	if l, ok := scanbase.LitFor(c); ok {
 		s.lit = l
 		s.pos = 1
 		s.state = stLit
@@ -372,7 +326,7 @@ func (s *Scanner) endString() {
 // they turn out to be content.
 func (s *Scanner) flushQuotes() {
 	for ; s.qrun > 0; s.qrun-- {
-		s.strByte(s.quote)
+		s.out = scanbase.AppendStrByte(s.out, s.quote)
 	}
 }
 
@@ -445,7 +399,7 @@ func (s *Scanner) digits(c byte) (uint8, bool) {
 func (s *Scanner) step(c byte) uint8 {
 	switch s.state {
 	case stOpen:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		if c != '[' {
@@ -457,7 +411,7 @@ func (s *Scanner) step(c byte) uint8 {
 
 	case stFirstCall, stBetween:
 		switch {
-		case isSpace(c):
+		case scanbase.IsSpace(c):
 		case c == ',' && s.state == stBetween:
 		case c == ']' && s.mode == List:
 			s.state = stListEnd
@@ -495,7 +449,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return consumed
 
 	case stKwFirst, stKwNext:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		if c == ')' {
@@ -523,7 +477,7 @@ func (s *Scanner) step(c byte) uint8 {
 		case c == '=':
 			s.out = append(s.out, '"', ':')
 			s.state = stValue
-		case isSpace(c):
+		case scanbase.IsSpace(c):
 			s.out = append(s.out, '"')
 			s.state = stKwEq
 		default:
@@ -533,7 +487,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return consumed
 
 	case stKwEq:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		if c != '=' {
@@ -544,7 +498,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return consumed
 
 	case stKeyFirst, stKeyNext:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		if c == '}' {
@@ -554,7 +508,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.beginKey(c)
 
 	case stColon:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		if c != ':' {
@@ -565,7 +519,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return consumed
 
 	case stElemFirst, stElemNext:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		if c == ']' || c == ')' {
@@ -575,7 +529,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.beginValue(c)
 
 	case stValue:
-		if isSpace(c) {
+		if scanbase.IsSpace(c) {
 			return consumed
 		}
 		return s.beginValue(c)
@@ -583,7 +537,7 @@ func (s *Scanner) step(c byte) uint8 {
 	case stDictArgEnd:
 		f := &s.frames[0]
 		switch {
-		case isSpace(c):
+		case scanbase.IsSpace(c):
 			return consumed
 		case c == ',' && !f.comma:
 			f.comma = true
@@ -667,13 +621,13 @@ func (s *Scanner) step(c byte) uint8 {
 			}
 			return consumed
 		}
-		s.strByte(c)
+		s.out = scanbase.AppendStrByte(s.out, c)
 		return consumed
 
 	case stRawEsc:
 		// In a raw string the backslash stays and the byte after it, even a
 		// quote, is content.
-		s.strByte(c)
+		s.out = scanbase.AppendStrByte(s.out, c)
 		s.state = stStr
 		return consumed
 
@@ -681,7 +635,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.escape(c)
 
 	case stHex:
-		if v, ok := hexVal(c); ok {
+		if v, ok := scanbase.HexVal(c); ok {
 			s.digs[s.pos] = c
 			s.pos++
 			s.uval = s.uval<<4 | v
@@ -723,7 +677,7 @@ func (s *Scanner) step(c byte) uint8 {
 
 	case stStrEnd:
 		switch {
-		case isSpace(c):
+		case scanbase.IsSpace(c):
 			return consumed
 		case c == '\'' || c == '"':
 			// Adjacent literals concatenate: reopen the string.
@@ -878,7 +832,7 @@ func (s *Scanner) step(c byte) uint8 {
 		return s.endNumber()
 
 	case stLit:
-		src := litSrc[s.lit]
+		src := scanbase.LitSrc[s.lit]
 		if c != src[s.pos] {
 			return s.fail()
 		}
@@ -888,11 +842,11 @@ func (s *Scanner) step(c byte) uint8 {
 		}
 		if s.isKey {
 			s.out = append(s.out, '"')
-			s.out = append(s.out, litDst[s.lit]...)
+			s.out = append(s.out, scanbase.LitDst[s.lit]...)
 			s.out = append(s.out, '"')
 			s.state = stColon
 		} else {
-			s.out = append(s.out, litDst[s.lit]...)
+			s.out = append(s.out, scanbase.LitDst[s.lit]...)
 			s.state = stAfter
 		}
 		return consumed
@@ -910,9 +864,9 @@ func (s *Scanner) escape(c byte) uint8 {
 	case '\'':
 		s.out = append(s.out, '\'')
 	case 'a':
-		s.strByte(7)
+		s.out = scanbase.AppendStrByte(s.out, 7)
 	case 'v':
-		s.strByte(11)
+		s.out = scanbase.AppendStrByte(s.out, 11)
 	case '\n':
 		// A line continuation: nothing.
 	case 'x', 'u', 'U':
