@@ -49,7 +49,7 @@ var markDialects = func() (d dset) {
 
 // markWords are the prefix words of those dialects, upper case; markLead
 // marks the bytes a marker line may start with (a word's first letter in
-// either case, or a bar), and those lines are held by the short path too.
+// either case, or a bar): the short path looks at such lines (plain.go).
 var markWords, markLead = func() (words []string, lead [256]bool) {
 	words = []string{"DSML"}
 	for i := range table {
@@ -66,9 +66,6 @@ var markWords, markLead = func() (words []string, lead [256]bool) {
 		lead[w[0]], lead[w[0]+'a'-'A'] = true, true
 	}
 	lead['|'], lead[0xEF], lead[0xE2] = true, true, true // bars: ASCII, U+FF5C, U+2016
-	for c, ok := range lead {
-		heldLead[c] = heldLead[c] || ok
-	}
 	return words, lead
 }()
 

@@ -303,9 +303,10 @@ func (m *Machine) plainLines(p []byte, first int) (atLine, ok bool) {
 }
 
 // lineHeld reports whether the line that starts b may be held: a word
-// line, a line without '<', or a call on a line of its own.
+// line, a line without '<', a call on a line of its own, or a marker line
+// without brackets (markline.go).
 func (m *Machine) lineHeld(b []byte) bool {
-	return heldLead[b[0]] || m.ix.lineCalls && m.mayLineCall(b)
+	return heldLead[b[0]] || m.ix.lineCalls && m.mayLineCall(b) || markLead[b[0]] && m.mayMarkLine(b)
 }
 
 // valueStop marks the bytes that keep a chunk of a value off the short
