@@ -98,6 +98,8 @@ type bareLines struct {
 	open     markerInfo
 	call     int  // start in m.buf of the call opener line
 	calls    bool // tools are declared: the line may be a call opener (barecall.go)
+	eol      bool // its '>' was lost too: the line's end ends the tag (markline.go)
+	tags     bool // the line may be a declared tool's tag (toolline.go)
 }
 
 // openerKind is what may start where openerAt found a unit.
@@ -107,6 +109,7 @@ const (
 	atProbe    openerKind = iota // a text opener, or the call body of an orphan closer (probe.go, orphan.go)
 	atBare                       // a line without '<'
 	atLineCall                   // a call on a line of its own (lineCall.go)
+	atBareLine                   // a DSML marker line without its brackets (markline.go)
 )
 
 // openerAt returns where a unit of markup may start in text b, and what
@@ -132,7 +135,10 @@ func (m *Machine) openerAt(b []byte) (int, openerKind) {
 			if orphans && (c == '{' || c == '[') {
 				return j, atProbe
 			}
-			if bare && bareFirst[c] && m.mayBeBare(b[j:]) {
+			if bare && markLead[c] && m.mayMarkLine(b[j:]) {
+				return j, atBareLine
+			}
+			if bare && (bareFirst[c] && m.mayBeBare(b[j:]) || m.mayToolLine(b[j:])) {
 				return j, atBare
 			}
 			if calls && m.mayLineCall(b[j:]) {
@@ -194,7 +200,7 @@ func (m *Machine) bareFrom(b []byte) bool {
 		m.buf = m.buf[:held]
 		return false
 	}
-	m.startBare()
+	m.startBare(false)
 	for _, c := range m.buf { // a few bytes of a word: read again as the line's start
 		p.bare.rec.Step(c)
 		if p.bare.rec.InName() {
@@ -204,13 +210,23 @@ func (m *Machine) bareFrom(b []byte) bool {
 	return true
 }
 
-// startBare makes the probe just started one of a line without '<'.
-func (m *Machine) startBare() {
+// startBare makes the probe just started one of a line without '<', or
+// with eol one of a DSML marker line without its brackets.
+func (m *Machine) startBare(eol bool) {
 	p := m.probe
 	p.state = pBareBlock
 	p.line = true
-	p.bare.nw, p.bare.calls = 0, m.opt.Declared != nil
-	p.bare.rec.Reset(p.bare.calls)
+	p.bare.nw, p.bare.calls, p.bare.eol, p.bare.tags = 0, m.opt.Declared != nil, eol, !eol && m.toolLines()
+	p.bare.reset()
+}
+
+// reset starts reading the next line's tag.
+func (l *bareLines) reset() {
+	if l.eol {
+		l.rec.ResetBarLost()
+		return
+	}
+	l.rec.Reset(l.calls)
 }
 
 // nameByte follows the name of a block opener line by one byte c of it,
@@ -242,7 +258,7 @@ func (l *bareLines) nameByte(c byte) bool {
 			return true
 		}
 	}
-	return l.calls && callPrefix(w)
+	return l.calls && callPrefix(w) || l.tags
 }
 
 // textBare holds the lines of a possible block written without '<'.
@@ -255,8 +271,15 @@ func (m *Machine) textBare(b []byte) int {
 		}
 		switch p.state {
 		case pBareBlock, pBareCall:
-			v := p.bare.rec.Step(c)
-			if v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK()) {
+			end := i + 1
+			var v lexer.BareVerdict
+			if c == '\n' && p.bare.eol { // the line's end stands for the lost '>'
+				start := 0
+				if p.state == pBareCall {
+					start = p.bare.call
+				}
+				v, end = m.markLineEnd(start, b[:i]), i // markline.go
+			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK() && !(p.bare.eol && isSpace(c))) {
 				v = lexer.BareFail
 			}
 			switch v {
@@ -271,17 +294,19 @@ func (m *Machine) textBare(b []byte) int {
 				}
 				return m.bareText(b, i)
 			}
-			if !m.add(b[:i+1]) {
-				return i + 1
+			if !m.add(b[:end]) {
+				return end
 			}
 			if p.state == pBareBlock {
 				if !m.bareBlock() {
 					m.probeText()
+				} else if end == i && m.add(b[i:i+1]) { // the newline that ended a marker line (markline.go)
+					p.state, end = pBareNext, i+1
 				}
 			} else if !m.bareCall() {
 				m.probeText()
 			}
-			return i + 1
+			return end
 		case pBareEnd:
 			switch c {
 			case ' ', '\t', '\r':
@@ -295,6 +320,9 @@ func (m *Machine) textBare(b []byte) int {
 				p.state = pBareCall
 				p.bare.call = len(m.buf) + i
 				p.bare.rec.Reset(true)
+				if p.bare.eol {
+					p.bare.reset()
+				}
 				i-- // c starts the line
 			}
 		}
@@ -320,11 +348,11 @@ func (m *Machine) bareText(b []byte, i int) int {
 func (m *Machine) bareBlock() bool {
 	p := m.probe
 	t := p.bare.rec.Token(m.buf)
-	if t.Kind != lexer.Tag || t.Flags&(lexer.Closing|lexer.SelfClosing) != 0 {
+	if t.Kind != lexer.Tag || t.Flags&(lexer.Closing|lexer.SelfClosing) != 0 || p.bare.eol && !t.Has(lexer.DSML) {
 		return false
 	}
 	cands, variants, r := m.openersOf(t)
-	if m.bareCallLine(t, cands, r) {
+	if m.bareCallLine(t, cands, r) || !p.bare.eol && m.toolLine(t) {
 		return true
 	}
 	if r != rBlockOpen || cands&bareDialects == 0 {
@@ -338,6 +366,9 @@ func (m *Machine) bareBlock() bool {
 // bareCall judges the call opener line at the end of m.buf.
 func (m *Machine) bareCall() bool {
 	t := m.probe.bare.rec.Token(m.buf[m.probe.bare.call:])
+	if m.probe.bare.eol && !t.Has(lexer.DSML) {
+		return false
+	}
 	return m.openBare(t, m.probe.bare.call)
 }
 
@@ -393,7 +424,7 @@ func (m *Machine) openBare(t *lexer.Token, at int) bool {
 	if m.callOf(p.bare.cands, t) == nil {
 		return false
 	}
-	m.blk = block{cands: p.bare.cands, variants: p.bare.variants, spec: p.bare.cands.only(), open: p.bare.open}
+	m.blk = block{cands: p.bare.cands, variants: p.bare.variants, spec: p.bare.cands.only(), open: p.bare.open, eol: p.bare.eol}
 	m.lv = lvBlock
 	m.strays = 0
 	m.tagInBlock(t, at)

@@ -79,7 +79,7 @@ func (m *Machine) bareCallLine(t *lexer.Token, cands dset, r role) bool {
 	if !m.declared(name) {
 		return false
 	}
-	m.blk = block{cands: cands, spec: s, implicit: true}
+	m.blk = block{cands: cands, spec: s, implicit: true, eol: m.probe.bare.eol}
 	m.lv = lvBlock
 	m.strays = 0
 	m.openCall(t, s, RMissingOpener|RMissingBracket)

@@ -94,7 +94,7 @@ func (m *Machine) textLoose(b []byte) int {
 		}
 		m.seg.n++
 		m.seg.rune.step(c)
-		if c == '>' || m.seg.n > maxSegment && m.seg.rune.whole() || c == '(' && m.pyMayStart() {
+		if c == '>' || m.seg.n > maxSegment && m.seg.rune.whole() && (!m.blk.eol || m.seg.n > maxMarkLine) || c == '(' && m.pyMayStart() {
 			if m.add(b[:i+1]) {
 				m.closeSegment(len(m.buf))
 			}
@@ -151,6 +151,9 @@ func (m *Machine) closeSegment(end int) {
 	m.seg.active = false
 	start := m.seg.start
 	s := m.buf[start:end]
+	if m.markSegment(start, end) || m.toolSegment(start, end) { // markline.go, toolline.go
+		return
+	}
 	if r, ok := m.corruptCloser(s); ok {
 		m.applyCorrupt(r, start, end)
 		return
@@ -385,12 +388,17 @@ func (m *Machine) openLooseCall(s *Spec, name []byte) bool {
 // textInValue appends value text; a closer name followed by '>' without
 // its `</` may end the value (pending).
 func (m *Machine) textInValue(b []byte) int {
+	if m.blk.eol {
+		if n, ok := m.markInValue(b); ok { // markline.go
+			return n
+		}
+	}
 	i := bytes.IndexByte(b, '>')
 	if i < 0 {
 		m.add(b)
 		return len(b)
 	}
-	if !m.add(b[:i+1]) {
+	if !m.add(b[:i+1]) || m.toolValueCloser() { // toolline.go
 		return i + 1
 	}
 	if r, ok := m.corruptCloser(m.buf[max(0, len(m.buf)-40):]); ok {
@@ -898,6 +906,7 @@ func (m *Machine) eof() {
 	m.swapAtEOF()
 	m.slotAtEOF()
 	m.shellAtEOF() // shellcall.go
+	m.markAtEOF()  // markline.go
 	if m.lv == lvProbe {
 		m.toText()
 	}

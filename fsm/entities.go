@@ -94,6 +94,9 @@ func (m *Machine) beforeAmp(a, end int) int {
 		return max(a, min(end, int(-1-v.amp)))
 	}
 	from := max(a, int(v.amp))
+	if from >= end {
+		return end // looked at up to past end already: none before it
+	}
 	if i := indexByte(m.buf[from:end], '&'); i >= 0 {
 		v.amp = int32(-1 - (from + i))
 		return from + i

@@ -197,11 +197,12 @@ type block struct {
 	// pyFirst: a pythonic body was chosen for a '[' that may also start a
 	// JSON array of another candidate (pyToJSON)
 	pyFirst bool
-	inline  bool // its opener was written after other text on its line
-	calls   int  // calls completed in this block
-	muted   int  // calls of disabled dialects passed on as text
-	nested  int  // block openers seen inside it
-	words   int  // stray word lines since a call last opened in it (loops.go)
+	inline  bool  // its opener was written after other text on its line
+	eol     bool  // its markers were lines without brackets (markline.go)
+	muted   int32 // calls of disabled dialects passed on as text (int32: it fits beside the flags)
+	calls   int   // calls completed in this block
+	nested  int   // block openers seen inside it
+	words   int   // stray word lines since a call last opened in it (loops.go)
 }
 
 // pspan is a parameter: its name in m.names, its value in m.buf.
@@ -802,8 +803,8 @@ func (m *Machine) textInText(b []byte) int {
 		m.emitText(b[:i])
 		m.startProbe(m.textOff+int64(i), line)
 		switch kind {
-		case atBare:
-			m.startBare()
+		case atBare, atBareLine:
+			m.startBare(kind == atBareLine)
 		case atLineCall:
 			m.startLineCall()
 		}

@@ -643,7 +643,7 @@ func (m *Machine) closeValue(end int, rep Repairs) {
 }
 
 func (m *Machine) addParam(name, v span, hint Hint) {
-	if m.call.spec.trimNL {
+	if m.trimsNL() {
 		v = trimNewline(m.buf, v)
 	}
 	if m.call.spec.cdata {
@@ -854,7 +854,7 @@ func (m *Machine) textPending(b []byte) int {
 			return i
 		}
 		p.rune.step(c)
-		if c == '>' || len(m.buf)+i+1-p.seg > maxSegment && p.rune.whole() {
+		if c == '>' || len(m.buf)+i+1-p.seg > maxSegment && p.rune.whole() && (!m.blk.eol || len(m.buf)+i+1-p.seg > maxMarkLine) {
 			if m.add(b[:i+1]) {
 				m.judgePending()
 			}
@@ -873,6 +873,12 @@ func (m *Machine) judgePending() {
 	r, ok := m.corruptCloser(m.buf[p.seg:])
 	if !ok && m.bareOpenerAt(p.seg) { // `/parameter>\nparameter name="b">`: the next argument
 		r, ok = rParamOpen, true
+	}
+	if !ok {
+		r, ok = m.markRoleAt(p.seg) // markline.go
+	}
+	if !ok {
+		r, ok = m.toolCloserAt(p.seg) // toolline.go
 	}
 	if !ok || r == rParamClose {
 		return // the closer was value content

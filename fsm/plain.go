@@ -259,8 +259,8 @@ func nextStop(p []byte, i int) int {
 // long way (ok false). atLine reports whether the byte after p starts a
 // line.
 func (m *Machine) plainLines(p []byte, first int) (atLine, ok bool) {
-	if m.atLine && m.ix.lineCalls && m.mayLineCall(p) {
-		return false, false // its first line may be a call
+	if m.atLine && (m.ix.lineCalls && m.mayLineCall(p) || markLead[p[0]] && m.mayMarkLine(p)) {
+		return false, false // its first line may be a call or a marker line (markline.go)
 	}
 	nl := -1
 	for i := first; i < len(p); i = nextStop(p, i+1) {
@@ -270,6 +270,9 @@ func (m *Machine) plainLines(p []byte, first int) (atLine, ok bool) {
 			nl = i
 			if m.ix.lineCalls && i+1 < len(p) && m.mayLineCall(p[i+1:]) {
 				return false, false // a line that may be a call
+			}
+			if i+1 < len(p) && markLead[p[i+1]] && m.mayMarkLine(p[i+1:]) {
+				return false, false // a marker line without brackets (markline.go)
 			}
 		case c == '>' && m.bareOn(): // '>' may end a tag written without '<' (bare.go)
 			return false, false
@@ -300,9 +303,10 @@ func (m *Machine) plainLines(p []byte, first int) (atLine, ok bool) {
 }
 
 // lineHeld reports whether the line that starts b may be held: a word
-// line, a line without '<', or a call on a line of its own.
+// line, a line without '<', a call on a line of its own, or a marker line
+// without brackets (markline.go).
 func (m *Machine) lineHeld(b []byte) bool {
-	return heldLead[b[0]] || m.ix.lineCalls && m.mayLineCall(b)
+	return heldLead[b[0]] || m.ix.lineCalls && m.mayLineCall(b) || markLead[b[0]] && m.mayMarkLine(b)
 }
 
 // valueStop marks the bytes that keep a chunk of a value off the short
@@ -319,7 +323,7 @@ var valueStop = func() (t [256]bool) {
 // valuefast.go. The state does not change but where a token may mean
 // something (then m.plain is set again).
 func (m *Machine) writeValue(p []byte) bool {
-	if !shortPaths || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall { // the cap is not hit here
+	if !shortPaths || m.pend.active || len(m.buf)+m.lex.Holding()+len(p) > m.opt.MaxCall || m.blk.eol && bytes.IndexByte(p, '\n') >= 0 { // the cap is not hit here; a line may be a marker (markline.go)
 		return false
 	}
 	switch {

@@ -123,7 +123,8 @@ func (m *Machine) finalValue() ([]byte, bool) {
 		end = min(end, m.pend.start)
 	}
 	s := m.call.spec
-	if s.trimNL {
+	trimNL := m.trimsNL()
+	if trimNL {
 		switch {
 		case a == end:
 			return nil, false
@@ -160,10 +161,11 @@ func (m *Machine) finalValue() ([]byte, bool) {
 	for k := 0; end > a && k < maxCloserTail && closerTail(m.buf[end-1]); k++ {
 		end--
 	}
-	if s.trimNL && end > a && m.buf[end-1] == '\n' {
+	end = m.lineHeldBack(a, end) // markline.go
+	if trimNL && end > a && m.buf[end-1] == '\n' {
 		end--
 	}
-	if s.trimNL && end > a && m.buf[end-1] == '\r' {
+	if trimNL && end > a && m.buf[end-1] == '\r' {
 		end--
 	}
 	return m.buf[a:end], true

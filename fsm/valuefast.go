@@ -26,7 +26,7 @@ func (m *Machine) writeValueRun(p []byte) {
 	// A '>' may end a misspelt closer (textInValue): if one does, that
 	// text takes the long way from its '>'.
 	for j := bytes.IndexByte(p[:n], '>'); j >= 0; { // a chunk: bytes.IndexByte, not the loop for short runs
-		if _, ok := m.corruptCloser(m.buf[max(0, base+j+1-40) : base+j+1]); ok {
+		if _, ok := m.corruptCloser(m.buf[max(0, base+j+1-40) : base+j+1]); ok || m.toolCloserLine(base+j+1) >= 0 {
 			m.buf = m.buf[:base+j]
 			n = j
 			break

@@ -31,7 +31,8 @@ const (
 	// for </parameter>); what followed it showed which one was meant.
 	RMarkerSubstituted
 	// RMissingBracket: tags written without their '<' (`invoke name="x">`,
-	// `/invoke>`).
+	// `/invoke>`), or DSML markers as lines that lost both brackets
+	// (`DSML | invoke name="x"`, markline.go).
 	RMissingBracket
 	// RInferredCall: no dialect's markup made the call; it was inferred
 	// from a declared tool's name in a call-like position followed by an

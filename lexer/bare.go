@@ -17,6 +17,7 @@ type Bare struct {
 	attrs bool  // the tag may carry attributes
 	first byte  // the first byte fed
 	n     int   // bytes fed
+	lost  bool  // the '<' and, unless the first byte is one, the first bar were lost
 }
 
 // BareVerdict is what one byte tells a Bare.
@@ -34,7 +35,17 @@ const (
 func (b *Bare) Reset(attrs bool) {
 	b.l.rec.reset(false)
 	b.l.rec.state = stLT // as if after its '<'
-	b.attrs, b.first, b.n = attrs, 0, 0
+	b.attrs, b.first, b.n, b.lost = attrs, 0, 0, false
+}
+
+// ResetBarLost starts a tag whose '<' was lost, and its first bar too
+// unless the first byte fed is a bar (then as Reset): a DSML-prefixed
+// marker written as a line of its own (`DSML | invoke name="x"`, the fsm
+// package). Only a token that carries the DSML flag is such a marker: the
+// caller checks it.
+func (b *Bare) ResetBarLost() {
+	b.Reset(true)
+	b.lost = true
 }
 
 // Step feeds the next byte.
@@ -43,6 +54,9 @@ func (b *Bare) Step(c byte) BareVerdict {
 		b.first = c
 		if !(c == '_' || c == '|' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf) {
 			return BareFail
+		}
+		if b.lost && c != '|' && c < utf8.RuneSelf {
+			b.l.rec.state = stBar // as if after `<｜`
 		}
 	}
 	b.n++
