@@ -1,6 +1,10 @@
 package fsm
 
-import "github.com/toolsieve/toolsieve/lexer"
+import (
+	"slices"
+
+	"github.com/toolsieve/toolsieve/lexer"
+)
 
 // An element that opens no call of a dialect where it stands (one of no
 // dialect's vocabulary, or <tool> outside its wrapper) may name a declared
@@ -21,16 +25,9 @@ import "github.com/toolsieve/toolsieve/lexer"
 var toolAttrKeys = [...]string{"tool", "name", "tool_name"}
 
 // attrTags are the dialects opened by an unknown tag's tool attribute.
-var attrTags = func() (d dset) {
-	for i := range table {
-		for _, op := range table[i].opens {
-			if op.needs == needToolAttr {
-				d |= 1 << i
-			}
-		}
-	}
-	return d
-}()
+var attrTags = dialectsWhere(func(s *Spec) bool {
+	return slices.ContainsFunc(s.opens, func(op opener) bool { return op.needs == needToolAttr })
+})
 
 // toolAttr returns the value of t's first tool-naming attribute when it is
 // a declared tool, else nil. One pass over the attributes, comparing keys

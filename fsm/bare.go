@@ -33,15 +33,9 @@ const maxBare = 512
 
 // bareDialects are the dialects whose markup may be written without '<':
 // a tag wrapper around tag call elements.
-var bareDialects = func() (d dset) {
-	for i := range table {
-		s := &table[i]
-		if s.shape == shXML && s.block != lexer.Unknown && !s.block.IsSpecial() && s.call != lexer.Unknown && !s.call.IsSpecial() {
-			d |= 1 << i
-		}
-	}
-	return d
-}()
+var bareDialects = dialectsWhere(func(s *Spec) bool {
+	return s.shape == shXML && s.block != lexer.Unknown && !s.block.IsSpecial() && s.call != lexer.Unknown && !s.call.IsSpecial()
+})
 
 // bareNames are the names a block opener line may spell, in the lexer's
 // folded spelling, and bareNS the namespaces it may carry; bareFirst marks

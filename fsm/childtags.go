@@ -16,14 +16,7 @@ import (
 // part of the tag (lexer.Sentinel), the ']' before it is markup.
 
 // sentinelDialects are the dialects whose tags follow a sentinel token.
-var sentinelDialects = func() (set dset) {
-	for i := range table {
-		if table[i].sentinel {
-			set |= 1 << i
-		}
-	}
-	return set
-}()
+var sentinelDialects = dialectsWhere(func(s *Spec) bool { return s.sentinel })
 
 // childRole is what tag t means inside a call whose arguments are child
 // elements: any element opens an argument; the closer of the argument's

@@ -586,6 +586,16 @@ type dset uint64
 
 func (s dset) has(i int) bool { return s&(1<<i) != 0 }
 
+// dialectsWhere is the set of the table's dialects that keep accepts.
+func dialectsWhere(keep func(s *Spec) bool) (d dset) {
+	for i := range table {
+		if keep(&table[i]) {
+			d |= 1 << i
+		}
+	}
+	return d
+}
+
 // first is the dialect of s that comes first in the table; s must not be
 // empty. Loops over a set take it and drop it: `for ; s != 0; s &= s - 1`.
 func (s dset) first() *Spec { return &table[bits.TrailingZeros64(uint64(s))] }

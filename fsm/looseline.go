@@ -25,14 +25,7 @@ import (
 // missing_opener.
 
 // lineHeads are the dialects whose calls may be such lines.
-var lineHeads = func() (d dset) {
-	for i := range table {
-		if table[i].lineHead != "" {
-			d |= 1 << i
-		}
-	}
-	return d
-}()
+var lineHeads = dialectsWhere(func(s *Spec) bool { return s.lineHead != "" })
 
 // looseLineSpec is the dialect on whose calls may be such lines, or nil.
 func (m *Machine) looseLineSpec() *Spec {

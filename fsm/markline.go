@@ -38,14 +38,7 @@ import (
 // indented one stay text. The call carries missing_bracket.
 
 // markDialects are the dialects whose tags carry a DSML-style prefix.
-var markDialects = func() (d dset) {
-	for i := range table {
-		if table[i].dsml {
-			d |= 1 << i
-		}
-	}
-	return d
-}()
+var markDialects = dialectsWhere(func(s *Spec) bool { return s.dsml })
 
 // markWords are the prefix words of those dialects, upper case; markLead
 // marks the bytes a marker line may start with (a word's first letter in

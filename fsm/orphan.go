@@ -18,15 +18,9 @@ import "github.com/toolsieve/toolsieve/lexer"
 
 // orphanDialects are the dialects whose wrapper closer may stand alone
 // after their JSON call objects.
-var orphanDialects = func() (d dset) {
-	for i := range table {
-		s := &table[i]
-		if s.shape == shEnvelope && s.block != lexer.Unknown && !s.block.IsSpecial() {
-			d |= 1 << i
-		}
-	}
-	return d
-}()
+var orphanDialects = dialectsWhere(func(s *Spec) bool {
+	return s.shape == shEnvelope && s.block != lexer.Unknown && !s.block.IsSpecial()
+})
 
 // orphanOps are the text openers an orphan probe looks for: the one-byte
 // openers of JSON bodies, '{' and '['.
