@@ -187,6 +187,7 @@ func NewParser(opt Options) *Parser {
 		sink = &strictSink{Builder: &p.b, allow: opt.Strict.Allow, tools: opt.Tools}
 	}
 	p.m = fsm.New(machineOptions(opt), sink)
+	p.m.DeclareNames(opt.Tools.Names()) // fsm/toolline.go
 	return p
 }
 

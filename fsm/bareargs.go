@@ -33,7 +33,8 @@ type textTail struct {
 	buf   [3 * maxTail]byte
 	start int // where the text held begins (a call or discarded markup moves it to end)
 	end   int
-	shown bool // the text introduced markup as an illustration (anchor.go)
+	shown bool       // the text introduced markup as an illustration (anchor.go)
+	names *declNames // the declared tools' names (toolline.go)
 }
 
 func (t *textTail) write(p []byte) {

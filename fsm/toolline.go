@@ -2,6 +2,9 @@ package fsm
 
 import (
 	"bytes"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/toolsieve/toolsieve/lexer"
 )
@@ -48,10 +51,55 @@ func (m *Machine) mayToolLine(b []byte) bool {
 	switch {
 	case j > maxBareWord:
 		return false
-	case j == len(b):
-		return true
+	case j == len(b): // the name may go on
+		return m.tail == nil || m.tail.names.mayBe(b)
 	}
 	return b[j] == '>' && m.opt.Declared(b[:j])
+}
+
+// declNames are the declared tools' names, lower case and sorted, for
+// mayToolLine: a line's first word that a chunk's end cuts (`rea|d_file>`)
+// holds the line back only when it may still become one of them. Without
+// them (nil) every word may.
+type declNames struct {
+	first [256]bool // the names' first bytes, lower case
+	names []string
+}
+
+// DeclareNames gives the machine the declared tools' names (see
+// declNames). They are kept beside the recorded text (textTail), outside
+// the Machine, which an idle parser keeps small; without it the names are
+// not needed.
+func (m *Machine) DeclareNames(names []string) {
+	if m.tail == nil || len(names) == 0 {
+		return
+	}
+	d := &declNames{names: make([]string, len(names))}
+	for i, n := range names {
+		d.names[i] = strings.ToLower(n)
+		if n != "" {
+			d.first[d.names[i][0]] = true
+		}
+	}
+	slices.Sort(d.names)
+	m.tail.names = d
+}
+
+// mayBe reports whether w, in any case, begins a declared name.
+func (d *declNames) mayBe(w []byte) bool {
+	if d == nil {
+		return true
+	}
+	if !d.first[lower(w[0])] || len(w) > maxBareWord {
+		return false
+	}
+	var low [maxBareWord]byte
+	for i, c := range w {
+		low[i] = lower(c)
+	}
+	lw := low[:len(w)]
+	i := sort.Search(len(d.names), func(k int) bool { return d.names[k] >= string(lw) })
+	return i < len(d.names) && len(d.names[i]) >= len(lw) && d.names[i][:len(lw)] == string(lw)
 }
 
 // toolLine opens the call of tool-name tag t, read from a line without its
