@@ -70,7 +70,7 @@ const maxMarkLine = 256
 func markPrefix(b []byte) bool {
 	i := 0
 	for n := 0; i < len(b) && n < 8; n++ { // the bars the line may keep before the word
-		if k := barAt(b, i); k > 0 {
+		if k := lexer.BarAt(b, i); k > 0 {
 			i += k
 		} else if b[i] == ' ' && i > 0 {
 			i++
@@ -97,18 +97,7 @@ func markPrefix(b []byte) bool {
 	}
 	for i += word; i < len(b) && b[i] == ' '; i++ {
 	}
-	return i == len(b) || barAt(b, i) > 0 || len(b)-i < 3 && b[i] >= 0xE2 // a bar, or a wide bar cut short
-}
-
-// barAt returns the length of the bar at b[i], or 0.
-func barAt(b []byte, i int) int {
-	switch {
-	case b[i] == '|':
-		return 1
-	case i+3 <= len(b) && (string(b[i:i+3]) == "｜" || string(b[i:i+3]) == "‖"):
-		return 3
-	}
-	return 0
+	return i == len(b) || lexer.BarAt(b, i) > 0 || len(b)-i < 3 && b[i] >= 0xE2 // a bar, or a wide bar cut short
 }
 
 // mayMarkLine reports whether the line that starts b may be a marker line

@@ -73,3 +73,12 @@ func TestPrefixesAndSuffixes(t *testing.T) {
 		})
 	}
 }
+
+// BarAt reads the bars the recognizer reads, and nothing cut short.
+func TestBarAt(t *testing.T) {
+	for in, want := range map[string]int{"|x": 1, "｜x": 3, "‖": 3, "x|": 0, "\xef\xbd": 0, "/": 0, "é": 0} {
+		if got := BarAt([]byte(in), 0); got != want {
+			t.Errorf("BarAt(%q, 0) = %d, want %d", in, got, want)
+		}
+	}
+}

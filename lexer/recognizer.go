@@ -179,6 +179,21 @@ func isSpace(c rune) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 func isBar(c rune) bool { return c == '|' || c == '｜' || c == '‖' }
 
+// BarAt returns the length of the bar at b[i] in any spelling the
+// recognizer reads as one (isBar), or 0; a bar cut short is none.
+func BarAt(b []byte, i int) int {
+	if c := b[i]; c < utf8.RuneSelf {
+		if c == '|' {
+			return 1
+		}
+		return 0
+	}
+	if r, n := utf8.DecodeRune(b[i:]); isBar(r) {
+		return n
+	}
+	return 0
+}
+
 func isNameStart(c rune) bool {
 	if c < utf8.RuneSelf {
 		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
