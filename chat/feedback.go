@@ -105,5 +105,5 @@ func AppendTurns(body []byte, api API, answer, message []byte) (out []byte, ok b
 	default:
 		return body, false
 	}
-	return jsonspan.Splice(make([]byte, 0, len(body)+len(edit.Repl)), body, []jsonspan.Edit{edit}), true
+	return jsonspan.Spliced(body, []jsonspan.Edit{edit}), true
 }

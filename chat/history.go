@@ -61,7 +61,7 @@ func CleanHistory(body []byte, api API, opt toolsieve.Options) ([]byte, HistoryR
 		return body, res
 	}
 	jsonspan.SortEdits(h.edits)
-	return jsonspan.Splice(make([]byte, 0, len(body)+256), body, h.edits), res
+	return jsonspan.Spliced(body, h.edits), res
 }
 
 type historyCleaner struct {

@@ -134,5 +134,5 @@ func FormatHistoryIDs(body []byte, api API, f IDFormat) ([]byte, int) {
 		return body, 0
 	}
 	jsonspan.SortEdits(edits)
-	return jsonspan.Splice(make([]byte, 0, len(body)+16*len(edits)), body, edits), len(edits)
+	return jsonspan.Spliced(body, edits), len(edits)
 }

@@ -216,7 +216,7 @@ func (p *pairPlan) message(body []byte, api API, k int, el jsonspan.Span, role s
 		return nil, false
 	}
 	edit.Start, edit.End = edit.Start-el.Start, edit.End-el.Start
-	return jsonspan.Splice(make([]byte, 0, len(raw)+len(edit.Repl)), raw, []jsonspan.Edit{edit}), true
+	return jsonspan.Spliced(raw, []jsonspan.Edit{edit}), true
 }
 
 // hasText reports an OpenAI message whose content is not empty.

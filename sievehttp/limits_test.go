@@ -150,9 +150,15 @@ func TestMemoryBudget(t *testing.T) {
 		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 		requireErrorBody(t, api, b, "server_error", "overloaded_error", "memory_budget")
 	}
+	// A body that fits, but not twice: an OpenAI stream with retries asks
+	// for usage, and that edited copy is held beside the body read.
+	resp, b, err := env.do(t, chat.APIOpenAI, true, strings.Repeat("x", 40<<10))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	requireErrorBody(t, chat.APIOpenAI, b, "server_error", "overloaded_error", "memory_budget")
 	require.EqualValues(t, 4, up.requests.Load(), "refused bodies never went upstream")
 	m := env.scrape(t)
-	require.EqualValues(t, 4, m[`toolsieve_memory_budget_exceeded_total{action="refused"}`])
+	require.EqualValues(t, 5, m[`toolsieve_memory_budget_exceeded_total{action="refused"}`])
 	require.EqualValues(t, 2, m[`toolsieve_memory_budget_exceeded_total{action="unheld"}`])
 	require.EqualValues(t, 64<<10, m[`toolsieve_memory_budget_bytes`])
 	require.Zero(t, m[`toolsieve_memory_held_bytes`], "everything was given back")

@@ -130,6 +130,7 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 	if x.opt.Tools == nil {
 		x.opt.Tools = cr.Tools
 	}
+	held := body
 	if set.CleanHistory {
 		body, x.history = chat.CleanHistory(body, api, x.opt)
 		m.history(x.history)
@@ -141,12 +142,23 @@ func newChatExchange(req *http.Request, api chat.API, base toolsieve.Options, po
 	if body == nil {
 		body = []byte{}
 	}
+	if edited(held, body) && !x.bodyHold.grow(int64(cap(body))) {
+		// The edited copy is held beside the body read (whose bytes the
+		// declared tools point into): both count.
+		x.release()
+		return nil, nil, &ExchangeError{f: failMemoryBudget}
+	}
 	x.body = body
 	if out == req {
 		out = req.Clone(req.Context())
 	}
 	setBody(out, body)
 	return x, out, nil
+}
+
+// edited reports whether body is a copy of held, not held itself.
+func edited(held, body []byte) bool {
+	return cap(body) > 0 && (cap(held) == 0 || &held[:cap(held)][cap(held)-1] != &body[:cap(body)][cap(body)-1])
 }
 
 // requestsStream reads a chat request body's "stream": true.

@@ -51,7 +51,7 @@ func askUsage(body []byte, api chat.API, stream bool, retries int) ([]byte, bool
 	default:
 		return body, false
 	}
-	return jsonspan.Splice(make([]byte, 0, len(body)+32), body, []jsonspan.Edit{edit}), true
+	return jsonspan.Spliced(body, []jsonspan.Edit{edit}), true
 }
 
 // discard counts the tokens of an answer dropped for a retry: the usage it

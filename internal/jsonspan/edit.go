@@ -20,6 +20,17 @@ func Splice(dst, doc []byte, edits []Edit) []byte {
 	return append(dst, doc[at:]...)
 }
 
+// Spliced returns a new document: doc with the edits applied (sorted, not
+// overlapping), allocated once at its exact size, so that a large request
+// body edited is copied once and held at the size it has.
+func Spliced(doc []byte, edits []Edit) []byte {
+	n := len(doc)
+	for _, ed := range edits {
+		n += len(ed.Repl) - (ed.End - ed.Start)
+	}
+	return Splice(make([]byte, 0, n), doc, edits)
+}
+
 // SortEdits orders edits by offset (insertion sort: there are a handful).
 func SortEdits(es []Edit) {
 	for i := 1; i < len(es); i++ {
