@@ -57,12 +57,11 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	n = len(p)
-	stops := newStopScan(p)
-	first := stops.next(0)
+	first := nextStop(p, 0)
 	stop := first < n
 	atLine := false
 	if stop {
-		if atLine, ok = m.plainLines(p, first, &stops); !ok {
+		if atLine, ok = m.plainLines(p, first); !ok {
 			return nil, 0, false
 		}
 	} else if m.atLine && m.lineHeld(p) { // a line may be a word line (see wordLine) or a call
@@ -256,15 +255,16 @@ func nextStop(p []byte, i int) int {
 }
 
 // plainLines is WritePlain for a chunk that holds a byte of plainStop,
-// the first at p[first], the next ones found by stops: newlines are
+// the first at p[first] (the next ones found by a stopScan): newlines are
 // looked at, anything else takes the long way (ok false). atLine reports
 // whether the byte after p starts a line.
-func (m *Machine) plainLines(p []byte, first int, stops *stopScan) (atLine, ok bool) {
+func (m *Machine) plainLines(p []byte, first int) (atLine, ok bool) {
 	if m.atLine && (m.ix.lineCalls && m.mayLineCall(p) || markLead[p[0]] && m.mayMarkLine(p)) {
 		return false, false // its first line may be a call or a marker line (markline.go)
 	}
 	nl := -1
-	for i := first; i < len(p); i = stops.next(i + 1) {
+	var stops stopScan
+	for i := first; i < len(p); i = stops.next(p, i+1) {
 		c := p[i]
 		switch {
 		case c == '\n':

@@ -23,36 +23,33 @@ var stopBytes = func() (b []byte) {
 const longChunk = 256
 
 // stopScan finds plainStop's bytes in one chunk, at increasing offsets.
+// Its zero value is ready.
 type stopScan struct {
-	p    []byte
-	long bool
-	at   [8]int // per stop byte: where it is next, at or after the last offset asked; len(p): nowhere; -1: not looked for
+	at [8]int // per stop byte: 1 + where it is next, at or after the last offset asked (1 + len(p): nowhere); 0: not looked for
 }
 
-func newStopScan(p []byte) stopScan {
-	s := stopScan{p: p, long: len(p) >= longChunk}
-	for k := range stopBytes {
-		s.at[k] = -1
+// next returns the index of the first byte of plainStop in p at or after
+// i, or len(p); p is the same chunk at every call, and i does not
+// decrease from one call to the next.
+func (s *stopScan) next(p []byte, i int) int {
+	if len(p) < longChunk {
+		return nextStop(p, i)
 	}
-	return s
+	return s.passes(p, i)
 }
 
-// next returns the index of the first byte of plainStop at or after i, or
-// len(p); i must not decrease from one call to the next.
-func (s *stopScan) next(i int) int {
-	if !s.long {
-		return nextStop(s.p, i)
-	}
-	n := len(s.p)
+// passes is next for a long chunk.
+func (s *stopScan) passes(p []byte, i int) int {
+	n := len(p)
 	first := n
 	for k, c := range stopBytes {
-		a := s.at[k]
+		a := s.at[k] - 1
 		if a < i {
 			a = n
-			if j := bytes.IndexByte(s.p[i:], c); j >= 0 {
+			if j := bytes.IndexByte(p[i:], c); j >= 0 {
 				a = i + j
 			}
-			s.at[k] = a
+			s.at[k] = a + 1
 		}
 		first = min(first, a)
 	}
