@@ -231,6 +231,7 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 	if s.failed || s.finished || s.state == stDone {
 		return 0, s.state == stDone
 	}
+	s.out = scanbase.Room(s.out, 2*len(p)+16) // grows by doubling
 	i := 0
 	for i < len(p) {
 		if s.state == stSP || p[i] == spLead && (s.state <= stAfter || s.sp && s.state == stStr) {

@@ -162,6 +162,7 @@ func (s *Scanner) Write(p []byte) (n int, st Status) {
 	case s.finished:
 		return 0, More
 	}
+	s.out = scanbase.Room(s.out, 2*len(p)+16) // grows by doubling
 	i := 0
 	for i < len(p) {
 		// Fast paths: runs of bytes that only copy or skip.
