@@ -235,6 +235,14 @@ func (s *Scanner) Write(p []byte) (n int, st Status) {
 // The slice aliases the scanner and is valid until the next Write or Reset.
 func (s *Scanner) Name() []byte { return s.name[:s.nlen] }
 
+// Take returns Args and gives the scanner the room of buf for the next
+// call: a caller keeps the arguments without copying them.
+func (s *Scanner) Take(buf []byte) []byte {
+	out := s.out
+	s.out = buf[:0]
+	return out
+}
+
 // Args returns the arguments of the last completed (or finished) call as a
 // compact JSON object. The slice aliases the scanner's buffer and is valid
 // until the next Write or Reset.
