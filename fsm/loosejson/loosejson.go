@@ -276,7 +276,9 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 	if s.failed || s.finished || s.state == stDone {
 		return 0, s.state == stDone
 	}
-	s.out = scanbase.Room(s.out, 2*len(p)+16) // grows by doubling
+	if n := 2*len(p) + 16; cap(s.out)-len(s.out) < n {
+		s.out = scanbase.Grow(s.out, n) // by doubling
+	}
 	i := 0
 	for i < len(p) {
 		// Fast paths: copy or skip runs of bytes that do not change the

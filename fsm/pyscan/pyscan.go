@@ -162,7 +162,9 @@ func (s *Scanner) Write(p []byte) (n int, st Status) {
 	case s.finished:
 		return 0, More
 	}
-	s.out = scanbase.Room(s.out, 2*len(p)+16) // grows by doubling
+	if n := 2*len(p) + 16; cap(s.out)-len(s.out) < n {
+		s.out = scanbase.Grow(s.out, n) // by doubling
+	}
 	i := 0
 	for i < len(p) {
 		// Fast paths: runs of bytes that only copy or skip.
