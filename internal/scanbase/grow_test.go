@@ -13,7 +13,7 @@ import (
 func TestGrow(t *testing.T) {
 	chunk := bytes.Repeat([]byte("0123456789abcdef"), 256)
 	var out []byte
-	allocs := testing.AllocsPerRun(1, func() {
+	allocs := testing.AllocsPerRun(20, func() { // 20 runs: a stray allocation elsewhere does not count
 		out = nil
 		for range 256 {
 			if n := 2*len(chunk) + 16; cap(out)-len(out) < n {
