@@ -216,3 +216,25 @@ func TestGenerators(t *testing.T) {
 		}
 	}
 }
+
+// TestCallAtCapAllocs checks what a call near its cap allocates beyond
+// its event's own bytes (Raw and Arguments, eventBytesPerByte): the
+// buffers it grew through before the buffer took the cap (fsm/callbuf.go;
+// less than 5/3 of the cap, growing by a quarter past 1 MiB up to a third
+// of it), and the room left under the cap. Before the buffer went to the
+// cap at once, a 1 MiB call allocated 2.1 bytes per byte more than its
+// event, an 8 MiB one 4.3.
+func TestCallAtCapAllocs(t *testing.T) {
+	for _, dialect := range []string{"qwen3_coder", "anthropic", "dsml"} {
+		for _, size := range []int{1 << 20, 8 << 20} {
+			in := singleCall(dialect, fileContent(size))
+			opt := toolsieve.Options{MaxCallBytes: len(in) + 64<<10}
+			floor := eventBytesPerByte(opt, in)
+			got := allocPerByte(len(in), func() { feedFixed(opt, in, 4096) })
+			t.Logf("%s, %d bytes: %.2f B/B allocated, %.2f B/B in its event", dialect, len(in), got, floor)
+			if got-floor > 1.5 {
+				t.Errorf("%s, %d bytes: %.2f B/B allocated, %.2f more than its event's Raw and Arguments, want at most 1.5", dialect, len(in), got, got-floor)
+			}
+		}
+	}
+}

@@ -93,7 +93,7 @@ func (m *Machine) textInLoose(b []byte) int {
 func (m *Machine) looseStatus(done bool) {
 	switch {
 	case done:
-		m.looseArgs(m.lj.Bytes())
+		m.looseArgs()
 		if m.call.line {
 			m.lv = lvLoose // its line's end decides (looseline.go)
 		}
@@ -103,9 +103,11 @@ func (m *Machine) looseStatus(done bool) {
 	}
 }
 
-// looseArgs ends the object with arguments args (JSON).
-func (m *Machine) looseArgs(args []byte) {
-	m.call.args = append(m.argsBuf[:0], args...)
+// looseArgs ends the object with the scanner's output as its arguments
+// (JSON), taken without a copy: the next object is written in argsBuf's
+// room.
+func (m *Machine) looseArgs() {
+	m.call.args = m.lj.Take(m.argsBuf)
 	m.argsBuf = m.call.args
 	if m.lj.Mismatched() { // a string opened with a quote, closed with the delimiter
 		m.call.repairs |= RJSONRepaired
@@ -127,12 +129,11 @@ func (m *Machine) looseEnd(rep Repairs) {
 		m.toText()
 		return
 	}
-	out, _ := m.lj.Finish()
-	if out == nil {
+	if out, _ := m.lj.Finish(); out == nil {
 		m.toText()
 		return
 	}
-	m.looseArgs(out)
+	m.looseArgs()
 	m.call.repairs |= rep | RTruncatedJSON
 }
 

@@ -225,7 +225,7 @@ func (m *Machine) pyStatus(st pyscan.Status, end int) int {
 			return m.pyStatus(pyscan.Failed, end)
 		}
 		before := len(m.buf)
-		m.pyCall(m.py.Name(), m.py.Args(), end, 0)
+		m.pyCallTaken(end, 0)
 		if m.lv == lvBlock {
 			m.lv = lvPy // more calls may follow
 		}
@@ -248,6 +248,20 @@ func (m *Machine) pyStatus(st pyscan.Status, end int) int {
 
 // pyCall reports a call read by the scanner, its markup ending at buf[:end].
 func (m *Machine) pyCall(name, args []byte, end int, rep Repairs) {
+	m.argsBuf = append(m.argsBuf[:0], args...)
+	m.pyCallIn(name, m.argsBuf, end, rep)
+}
+
+// pyCallTaken reports the call the scanner completed or finished, its
+// arguments taken without a copy: the scanner writes the next call in
+// argsBuf's room.
+func (m *Machine) pyCallTaken(end int, rep Repairs) {
+	m.argsBuf = m.py.Take(m.argsBuf)
+	m.pyCallIn(m.py.Name(), m.argsBuf, end, rep)
+}
+
+// pyCallIn reports a call whose arguments are in argsBuf.
+func (m *Machine) pyCallIn(name, args []byte, end int, rep Repairs) {
 	m.names = m.names[:0] // no other name is live between pythonic calls
 	if sfx := m.call.spec.suffix; len(name) > len(sfx) && string(name[len(name)-len(sfx):]) == sfx {
 		name = name[:len(name)-len(sfx)]
@@ -257,8 +271,7 @@ func (m *Machine) pyCall(name, args []byte, end int, rep Repairs) {
 		args = inner
 		rep |= RJSONRepaired
 	}
-	m.call.args = append(m.argsBuf[:0], args...)
-	m.argsBuf = m.call.args
+	m.call.args = args
 	m.lv = lvCall
 	m.completeCall(end, rep)
 	if m.lv == lvBlock {
@@ -277,8 +290,8 @@ func (m *Machine) pyEnd(end int, rep Repairs) {
 		return
 	}
 	if m.py.InCall() {
-		if name, args, _, ok := m.py.Finish(); ok {
-			m.pyCall(name, args, end, rep|RMissingCloser|RTruncatedJSON)
+		if _, _, _, ok := m.py.Finish(); ok {
+			m.pyCallTaken(end, rep|RMissingCloser|RTruncatedJSON)
 		}
 	}
 	if m.lv == lvPy {

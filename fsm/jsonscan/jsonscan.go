@@ -231,6 +231,9 @@ func (s *Scanner) Write(p []byte) (n int, done bool) {
 	if s.failed || s.finished || s.state == stDone {
 		return 0, s.state == stDone
 	}
+	if n := 2*len(p) + 16; cap(s.out)-len(s.out) < n {
+		s.out = scanbase.Grow(s.out, n) // by doubling
+	}
 	i := 0
 	for i < len(p) {
 		if s.state == stSP || p[i] == spLead && (s.state <= stAfter || s.sp && s.state == stStr) {

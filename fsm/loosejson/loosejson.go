@@ -229,6 +229,14 @@ func (s *Scanner) Len() int { return s.n }
 // valid until the next Write, Finish or Reset.
 func (s *Scanner) Bytes() []byte { return s.out }
 
+// Take returns Bytes and gives the scanner the room of buf for the next
+// object: a caller keeps the output without copying it.
+func (s *Scanner) Take(buf []byte) []byte {
+	out := s.out
+	s.out = buf[:0]
+	return out
+}
+
 // Stable returns the length of the prefix of Bytes that neither later input
 // nor Finish will change. Bytes past it may still be rewritten: a bare value
 // becomes a number, literal or string only when it ends, a delimited value
@@ -267,6 +275,9 @@ func (s *Scanner) Stable() int {
 func (s *Scanner) Write(p []byte) (n int, done bool) {
 	if s.failed || s.finished || s.state == stDone {
 		return 0, s.state == stDone
+	}
+	if n := 2*len(p) + 16; cap(s.out)-len(s.out) < n {
+		s.out = scanbase.Grow(s.out, n) // by doubling
 	}
 	i := 0
 	for i < len(p) {

@@ -447,3 +447,18 @@ func TestMismatchedDelimiter(t *testing.T) {
 		assert.Equal(t, want, s.Mismatched(), in)
 	}
 }
+
+// TestTake checks that Take hands over the output, which the next object
+// does not overwrite, and that the scanner writes that object in the room
+// it was given.
+func TestTake(t *testing.T) {
+	var s Scanner
+	room := make([]byte, 0, 64)
+	r := feed(t, &s, "", []byte(`{a: 1}`))
+	taken := s.Take(room)
+	r2 := feed(t, &s, "", []byte(`{b: 'two'}`))
+	assert.Equal(t, `{"a":1}`, r.Out)
+	assert.Equal(t, `{"a":1}`, string(taken))
+	assert.Equal(t, `{"b":"two"}`, r2.Out)
+	assert.Same(t, &room[:1][0], &s.Bytes()[0], "the next object is written in the room given")
+}

@@ -162,6 +162,9 @@ func (s *Scanner) Write(p []byte) (n int, st Status) {
 	case s.finished:
 		return 0, More
 	}
+	if n := 2*len(p) + 16; cap(s.out)-len(s.out) < n {
+		s.out = scanbase.Grow(s.out, n) // by doubling
+	}
 	i := 0
 	for i < len(p) {
 		// Fast paths: runs of bytes that only copy or skip.
@@ -233,6 +236,14 @@ func (s *Scanner) Write(p []byte) (n int, st Status) {
 // Name returns the callee name of the last completed (or finished) call.
 // The slice aliases the scanner and is valid until the next Write or Reset.
 func (s *Scanner) Name() []byte { return s.name[:s.nlen] }
+
+// Take returns Args and gives the scanner the room of buf for the next
+// call: a caller keeps the arguments without copying them.
+func (s *Scanner) Take(buf []byte) []byte {
+	out := s.out
+	s.out = buf[:0]
+	return out
+}
 
 // Args returns the arguments of the last completed (or finished) call as a
 // compact JSON object. The slice aliases the scanner's buffer and is valid

@@ -543,3 +543,32 @@ func TestResetReusesBuffers(t *testing.T) {
 	allocs := testing.AllocsPerRun(20, run)
 	assert.Zero(t, allocs)
 }
+
+// TestTake checks that Take hands over the arguments of the call just
+// done, which the next call in the list does not overwrite, and that the
+// scanner writes that next call in the room it was given.
+func TestTake(t *testing.T) {
+	var s Scanner
+	s.Reset(List)
+	in := []byte(`[a(x=1), b(y="two")]`)
+	room := make([]byte, 0, 64)
+	var taken []byte
+	for len(in) > 0 {
+		n, st := s.Write(in)
+		in = in[n:]
+		switch st {
+		case CallDone:
+			if taken == nil {
+				taken = s.Take(room)
+				continue
+			}
+			assert.Equal(t, `{"y":"two"}`, string(s.Args()))
+			assert.Same(t, &room[:1][0], &s.Args()[0], "the second call is written in the room given")
+		case ListDone:
+			in = nil
+		case Failed:
+			t.Fatalf("failed at %q", in)
+		}
+	}
+	assert.Equal(t, `{"x":1}`, string(taken))
+}
