@@ -181,10 +181,26 @@ func (s *headerSink) heldLen() int {
 // holds holdPrefix, or ends in a prefix of it. Such text takes the long
 // way, through the sink.
 func (s *headerSink) mayHold(p []byte) bool {
-	if len(s.held) > 0 {
-		return true
+	return len(s.held) > 0 || !eqFree(p) && mayHoldEq(p)
+}
+
+// eqFree reports whether p is short (a delta) and holds no '=', which
+// both ways of holding need; it is looked at inline.
+func eqFree(p []byte) bool {
+	if len(p) > 16 {
+		return false
 	}
-	i := bytes.IndexByte(p, '=') // both need one
+	for _, c := range p {
+		if c == '=' {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHoldEq is mayHold for text p when nothing is held.
+func mayHoldEq(p []byte) bool {
+	i := bytes.IndexByte(p, '=')
 	return i >= 0 && (prefixTail(p) > 0 || bytes.Contains(p[i:], []byte(holdPrefix)))
 }
 
