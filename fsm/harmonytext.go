@@ -1,6 +1,9 @@
 package fsm
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // A harmony model whose special tokens were stripped (or never sampled)
 // writes its call header as plain words before the arguments:
@@ -185,10 +188,17 @@ func (s *headerSink) mayHold(p []byte) bool {
 }
 
 // eqFree reports whether p is short (a delta) and holds no '=', which
-// both ways of holding need; it is looked at inline.
+// both ways of holding need: four to eight bytes are read as two words
+// (a zero byte of each word xor '=' marks one).
 func eqFree(p []byte) bool {
-	if len(p) > 16 {
+	const ones, eqs, highs = 0x01010101, 0x3d3d3d3d, 0x80808080
+	switch {
+	case len(p) > 8:
 		return false
+	case len(p) >= 4:
+		a := binary.LittleEndian.Uint32(p) ^ eqs
+		b := binary.LittleEndian.Uint32(p[len(p)-4:]) ^ eqs
+		return ((a-ones)&^a|(b-ones)&^b)&highs == 0
 	}
 	for _, c := range p {
 		if c == '=' {
