@@ -1,6 +1,12 @@
 package fsm
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestNextStop checks the word-at-a-time scan against the table, for every
 // byte value at every position of inputs of 1 to 20 bytes, with a second
@@ -27,6 +33,33 @@ func TestNextStop(t *testing.T) {
 						t.Fatalf("nextStop(%q, %d) = %d, want %d", p, pos+1, got, n-1)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestStopScan: the passes of a long chunk find the same stops as nextStop,
+// asked at every offset in turn and skipping ahead, on chunks that hold
+// each stop byte, none of them, or one byte of them many times.
+func TestStopScan(t *testing.T) {
+	require.LessOrEqual(t, len(stopBytes), len(stopScan{}.at))
+	base := []byte(strings.Repeat("plain words, then more of them; ", 40))
+	var inputs [][]byte
+	inputs = append(inputs, base, []byte(strings.Repeat("\n", 300)))
+	for _, c := range stopBytes {
+		for _, at := range []int{0, 1, 255, len(base) / 2, len(base) - 1} {
+			p := bytes.Clone(base)
+			p[at] = c
+			p[len(base)-1-at/3] = stopBytes[(at+int(c))%len(stopBytes)]
+			inputs = append(inputs, p)
+		}
+	}
+	for _, p := range inputs {
+		for _, step := range []int{1, 7, 100} {
+			s := newStopScan(p)
+			require.True(t, s.long)
+			for i := 0; i <= len(p); i += step {
+				require.Equal(t, nextStop(p, i), s.next(i), "%q from %d", p, i)
 			}
 		}
 	}

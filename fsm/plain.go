@@ -57,18 +57,20 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	n = len(p)
+	stops := stopScan{p: p} // short: its stops are found by nextStop (stopscan.go)
 	first := 0
 	if n < 8 { // a delta: looked at inline
 		for first < n && !plainStop[p[first]] {
 			first++
 		}
 	} else {
-		first = nextStop(p, 0)
+		stops = newStopScan(p)
+		first = stops.next(0)
 	}
 	stop := first < n
 	atLine := false
 	if stop {
-		if atLine, ok = m.plainLines(p, first); !ok {
+		if atLine, ok = m.plainLines(p, first, &stops); !ok {
 			return nil, 0, false
 		}
 	} else if m.atLine && m.lineHeld(p) { // a line may be a word line (see wordLine) or a call
@@ -262,15 +264,15 @@ func nextStop(p []byte, i int) int {
 }
 
 // plainLines is WritePlain for a chunk that holds a byte of plainStop,
-// the first at p[first]: newlines are looked at, anything else takes the
-// long way (ok false). atLine reports whether the byte after p starts a
-// line.
-func (m *Machine) plainLines(p []byte, first int) (atLine, ok bool) {
+// the first at p[first], the next ones found by stops: newlines are
+// looked at, anything else takes the long way (ok false). atLine reports
+// whether the byte after p starts a line.
+func (m *Machine) plainLines(p []byte, first int, stops *stopScan) (atLine, ok bool) {
 	if m.atLine && (m.ix.lineCalls && m.mayLineCall(p) || markLead[p[0]] && m.mayMarkLine(p)) {
 		return false, false // its first line may be a call or a marker line (markline.go)
 	}
 	nl := -1
-	for i := first; i < len(p); i = nextStop(p, i+1) {
+	for i := first; i < len(p); i = stops.next(i + 1) {
 		c := p[i]
 		switch {
 		case c == '\n':
