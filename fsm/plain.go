@@ -57,20 +57,23 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	n = len(p)
-	stops := stopScan{p: p} // short: its stops are found by nextStop (stopscan.go)
 	first := 0
-	if n < 8 { // a delta: looked at inline
+	var stops *stopScan // made where needed: a delta is looked at inline
+	if n < 8 {
 		for first < n && !plainStop[p[first]] {
 			first++
 		}
 	} else {
-		stops = newStopScan(p)
-		first = stops.next(0)
+		s := newStopScan(p)
+		stops, first = &s, s.next(0)
 	}
 	stop := first < n
 	atLine := false
 	if stop {
-		if atLine, ok = m.plainLines(p, first, &stops); !ok {
+		if stops == nil {
+			stops = &stopScan{p: p} // short: its stops are found by nextStop (stopscan.go)
+		}
+		if atLine, ok = m.plainLines(p, first, stops); !ok {
 			return nil, 0, false
 		}
 	} else if m.atLine && m.lineHeld(p) { // a line may be a word line (see wordLine) or a call
