@@ -281,8 +281,9 @@ func (p *Parser) feed(chunk []byte) []Event {
 		p.reportErr()
 	}
 	p.m.Write(chunk)
+	rel := p.m.Release() // the events hold what they reference: a large call's room can go
 	evs := p.limit(p.events())
-	p.b.Release(p.m.Release()) // the events hold what they reference: a large call's room can go
+	p.b.Release(rel)
 	return evs
 }
 

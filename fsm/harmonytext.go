@@ -1,6 +1,9 @@
 package fsm
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // A harmony model whose special tokens were stripped (or never sampled)
 // writes its call header as plain words before the arguments:
@@ -181,10 +184,33 @@ func (s *headerSink) heldLen() int {
 // holds holdPrefix, or ends in a prefix of it. Such text takes the long
 // way, through the sink.
 func (s *headerSink) mayHold(p []byte) bool {
-	if len(s.held) > 0 {
-		return true
+	return len(s.held) > 0 || !eqFree(p) && mayHoldEq(p)
+}
+
+// eqFree reports whether p is short (a delta) and holds no '=', which
+// both ways of holding need: four to eight bytes are read as two words
+// (a zero byte of each word xor '=' marks one).
+func eqFree(p []byte) bool {
+	const ones, eqs, highs = 0x01010101, 0x3d3d3d3d, 0x80808080
+	switch {
+	case len(p) > 8:
+		return false
+	case len(p) >= 4:
+		a := binary.LittleEndian.Uint32(p) ^ eqs
+		b := binary.LittleEndian.Uint32(p[len(p)-4:]) ^ eqs
+		return ((a-ones)&^a|(b-ones)&^b)&highs == 0
 	}
-	i := bytes.IndexByte(p, '=') // both need one
+	for _, c := range p {
+		if c == '=' {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHoldEq is mayHold for text p when nothing is held.
+func mayHoldEq(p []byte) bool {
+	i := bytes.IndexByte(p, '=')
 	return i >= 0 && (prefixTail(p) > 0 || bytes.Contains(p[i:], []byte(holdPrefix)))
 }
 

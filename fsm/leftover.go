@@ -64,6 +64,15 @@ func (s *leftSink) busy() bool { return len(s.held) > 0 || s.closer != nil }
 func (s *leftSink) heldLen() int { return len(s.held) + len(s.tail) }
 
 func (s *leftSink) Text(b []byte) {
+	if len(b) > 0 && s.closer == nil && len(s.held) == 0 && !(s.start && leadByte(b[0])) &&
+		inLine(b) { // the short way: a delta inside a line, no lead
+		s.start = false
+		if s.blank {
+			s.blank = isBlank(b)
+		}
+		s.Sink.Text(b)
+		return
+	}
 	for len(b) > 0 {
 		switch {
 		case s.closer != nil:
@@ -79,6 +88,20 @@ func (s *leftSink) Text(b []byte) {
 			b = b[n:]
 		}
 	}
+}
+
+// inLine reports whether b is short (a stream's delta) and holds no
+// newline; it is looked at inline.
+func inLine(b []byte) bool {
+	if len(b) > 16 {
+		return false
+	}
+	for _, c := range b {
+		if c == '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // text passes b on as text.
@@ -110,6 +133,11 @@ func (s *leftSink) plain(b []byte) int {
 // held bytes go on as text (a lead that began in b: with the rest of b).
 func (s *leftSink) lead(b []byte) int {
 	fresh := len(s.held) == 0
+	s.held = append(s.held, b...) // most often all of b may belong to it: one look
+	if ok, _ := leadShape(s.held); ok && len(s.held) <= maxLead {
+		return len(b)
+	}
+	s.held = s.held[:len(s.held)-len(b)]
 	for i, c := range b {
 		s.held = append(s.held, c)
 		if ok, _ := leadShape(s.held); !ok || len(s.held) > maxLead {

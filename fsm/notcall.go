@@ -43,13 +43,9 @@ func schemaArgs(a []byte) bool {
 	return props && (typ || req)
 }
 
-// notCall reports whether the JSON object out is a tool definition or an
-// API's record of a call, not a call.
-func notCall(out []byte) bool {
-	ms, ok := jsonspan.Members(out, 0, nil)
-	if !ok {
-		return false
-	}
+// notCall reports whether the JSON object out, whose members are ms, is a
+// tool definition or an API's record of a call, not a call.
+func notCall(out []byte, ms []jsonspan.Member) bool {
 	for _, mb := range ms {
 		switch string(mb.Key) {
 		case "description", "input_schema", "inputSchema":

@@ -57,7 +57,14 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	n = len(p)
-	first := nextStop(p, 0)
+	first := 0
+	if n < 8 { // a delta: looked at inline
+		for first < n && !plainStop[p[first]] {
+			first++
+		}
+	} else {
+		first = nextStop(p, 0)
+	}
 	stop := first < n
 	atLine := false
 	if stop {

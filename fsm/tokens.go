@@ -426,10 +426,12 @@ func (m *Machine) envelope(out []byte) (name, args []byte) {
 }
 
 func (m *Machine) envelopeOf(out []byte) (name, args []byte) {
-	if notCall(out) { // a tool definition or an API's record (notcall.go)
+	// the members are read once for both looks: a long value is skipped once
+	ms, ok := jsonspan.Members(out, 0, nil)
+	if ok && notCall(out, ms) { // a tool definition or an API's record (notcall.go)
 		return nil, nil
 	}
-	if name, args, ok := leadingCall(out); ok {
+	if name, args, ok := leadingCall(out, ms, ok); ok {
 		return name, args
 	}
 	if f := m.call.spec.flat; f != "" {
@@ -529,12 +531,11 @@ func flatCall(out []byte, key string) (name, args []byte, ok bool) {
 	return name, append(args, '}'), name != nil
 }
 
-// leadingCall reads a call object whose first member is "name", a string
-// without escapes, and whose second is "arguments" or "parameters", an
-// object: the call is those two, whatever follows (as it streams: see
-// jsonstream.go).
-func leadingCall(out []byte) (name, args []byte, ok bool) {
-	ms, ok := jsonspan.Members(out, 0, nil)
+// leadingCall reads a call object out (its members ms, ok when it is an
+// object) whose first member is "name", a string without escapes, and
+// whose second is "arguments" or "parameters", an object: the call is
+// those two, whatever follows (as it streams: see jsonstream.go).
+func leadingCall(out []byte, ms []jsonspan.Member, ok bool) (name, args []byte, _ bool) {
 	if !ok || len(ms) < 2 || string(ms[0].Key) != "name" || !jsonspan.IsString(out, ms[0]) ||
 		string(ms[1].Key) != "arguments" && string(ms[1].Key) != "parameters" || out[ms[1].Start] != '{' {
 		return nil, nil, false

@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/toolsieve/toolsieve/internal/scanbase"
 )
 
 // AppendUnquoted appends the decoded bytes of the JSON string literal lit
@@ -135,19 +137,8 @@ func appendEscaped[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
 			}
 		}
 		c := s[i]
-		if c < utf8.RuneSelf || !checkUTF8 {
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
+		if c < utf8.RuneSelf || !checkUTF8 { // a control byte, a quote or a backslash: the scanners' escape
+			dst = scanbase.AppendStrByte(dst, c)
 			i++
 			continue
 		}

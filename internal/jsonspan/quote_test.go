@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolsieve/toolsieve/internal/scanbase"
 )
 
 // TestQuoteRoundTrip: AppendQuoted gives JSON that encoding/json reads
@@ -60,6 +62,19 @@ func TestQuoteBulk(t *testing.T) {
 	}
 }
 
+// TestEscapesAreScanbase: a string's body is escaped as the argument
+// scanners escape string content (scanbase.AppendStrByte, the one rule):
+// every ASCII byte, alone and inside a word-at-a-time run.
+func TestEscapesAreScanbase(t *testing.T) {
+	for c := range byte(utf8.RuneSelf) {
+		want := string(scanbase.AppendStrByte(nil, c))
+		require.Equal(t, want, string(AppendEscaped(nil, []byte{c})), "%q", c)
+		run := []byte("abcdefghijklmnop")
+		run[9] = c
+		require.Equal(t, "abcdefghi"+want+"klmnop", string(AppendEscaped(nil, run)), "%q", c)
+	}
+}
+
 // refQuote escapes s one byte at a time: the reference for AppendString
 // (checkUTF8) and AppendQuoted.
 func refQuote(s string, checkUTF8 bool) []byte {
@@ -79,6 +94,10 @@ func refQuote(s string, checkUTF8 bool) []byte {
 				dst = append(dst, '\\', 'r')
 			case c == '\t':
 				dst = append(dst, '\\', 't')
+			case c == '\b':
+				dst = append(dst, '\\', 'b')
+			case c == '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}

@@ -124,7 +124,8 @@ type Guard struct {
 	n         int
 	room      int // Count only counts bytes while n stays below it
 	winRoom   int // Text keeps and counts bytes while n stays below it (0: not)
-	wbase     int // where byte n of the piece goes in win is wbase+n, while winRoom > 0
+	hashRoom  int // Text hashes, keeps and counts bytes while n stays below it (0: not)
+	wbase     int // where byte n of the piece goes in win is wbase+n, while winRoom or hashRoom > 0
 	start     int64
 	head      uint64 // its first bytes, when capture (the first in the high byte)
 	capture   bool   // its first bytes are kept
@@ -219,10 +220,30 @@ func (g *Guard) Text(p []byte, prev uint32) int {
 	if g.inLines && (len(p) > 64 || hasNewline(p)) { // text looks for line ends itself
 		return g.text(p, prev)
 	}
-	if g.Pass(p) {
+	if g.Pass(p) || g.hashed(p) {
 		return len(p)
 	}
 	return g.text(p, prev)
+}
+
+// hashed is Pass for a piece hashed in full (the arguments after markup):
+// the bytes before its cut are hashed, kept when they fall in the window,
+// and counted, as text would. It reports false, taking nothing, when text
+// must take p (at the cut, or when the piece needs more than its hash).
+func (g *Guard) hashed(p []byte) bool {
+	m := g.n + len(p)
+	if m >= g.hashRoom {
+		return false
+	}
+	g.full = hashBytes(g.full, p, g.afterMark)
+	if at := g.wbase + g.n; at+len(p) > 0 {
+		if at < 0 {
+			p, at = p[-at:], 0
+		}
+		copy(g.win[at:], p)
+	}
+	g.n = m
+	return true
 }
 
 // hasNewline reports whether p holds a newline; short slices are checked
@@ -424,20 +445,24 @@ func (g *Guard) startPiece() {
 
 // setRoom sets how many bytes of the piece in progress Count may take:
 // none while its first bytes are kept or it is hashed in full; else up to
-// where the stretch's window begins.
+// where the stretch's window begins. Pass (or, for a piece hashed in
+// full, hashed) takes bytes up to the cut, less a character's bytes.
 func (g *Guard) setRoom() {
-	g.winRoom = 0
+	g.winRoom, g.hashRoom = 0, 0
 	switch {
 	case g.fired || g.off:
 		g.room = math.MaxInt
-	case g.capture && g.n < headLen || g.fullOK || g.lines.strong:
+	case g.capture && g.n < headLen || g.lines.strong:
 		g.room = 0
 	default:
 		sn := g.sn()
-		g.room = min(g.n+max(g.winFrom()-sn, 0), cutMax)
-		// Pass keeps the bytes up to the cut, less a character's bytes
-		g.winRoom = min(g.n+g.cutAt-utf8Max-sn, cutMax-utf8Max)
+		toCut := min(g.n+g.cutAt-utf8Max-sn, cutMax-utf8Max)
 		g.wbase = sn - g.winFrom() - g.n
+		if g.fullOK {
+			g.room, g.hashRoom = 0, toCut
+		} else {
+			g.room, g.winRoom = min(g.n+max(g.winFrom()-sn, 0), cutMax), toCut
+		}
 	}
 }
 
