@@ -203,8 +203,10 @@ func TestUpstreamEventTooLarge(t *testing.T) {
 		up.waitCancelled(t)
 		require.Less(t, written.Load(), int64(8<<20), "the upstream went on")
 		// The decoder keeps up to its 8 MiB limit (in a buffer grown by
-		// doubling) before it skips; the rest is never held.
-		require.Less(t, grew, uint64(32<<20), "heap grew by %d bytes", grew)
+		// doubling, whose smaller arrays are garbage the collector may not
+		// have taken yet: HeapAlloc counts them) before it skips; the rest
+		// is never held: the 60 MiB event would take more than the bound.
+		require.Less(t, grew, uint64(48<<20), "heap grew by %d bytes", grew)
 		t.Logf("%s, %d MiB event: heap peak +%d KiB", api, size.Load()>>20, grew>>10)
 	}
 	require.Contains(t, env.logs.String(), "failure=event_too_large")
