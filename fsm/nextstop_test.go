@@ -1,6 +1,9 @@
 package fsm
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 // TestNextStop checks the word-at-a-time scan against the table, for every
 // byte value at every position of inputs of 1 to 20 bytes, with a second
@@ -26,6 +29,34 @@ func TestNextStop(t *testing.T) {
 					if got := nextStop(p, pos+1); got != n-1 {
 						t.Fatalf("nextStop(%q, %d) = %d, want %d", p, pos+1, got, n-1)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestShortWord checks the one-word tests of WritePlain for chunks of four
+// to seven bytes (mayStop, and the zero byte of '=') against the byte
+// tables, for every byte value at every position.
+func TestShortWord(t *testing.T) {
+	for n := 4; n < 8; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				p := make([]byte, n)
+				for i := range p {
+					p[i] = 'a' + byte(i%26)
+				}
+				p[pos] = byte(c)
+				w := shortWord(p)
+				want := false
+				for _, b := range p {
+					want = want || plainStop[b]
+				}
+				if got := mayStop(w); got != want {
+					t.Fatalf("mayStop(shortWord(%q)) = %v, want %v", p, got, want)
+				}
+				if got, want := zeroByte(w^('='*ones)) != 0, bytes.IndexByte(p, '=') >= 0; got != want {
+					t.Fatalf("'=' in shortWord(%q) = %v, want %v", p, got, want)
 				}
 			}
 		}

@@ -53,11 +53,20 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
 		return nil, 0, false
 	}
-	if m.hdrSink != nil && m.hdrSink.mayHold(p) { // a plain-text harmony header (harmonytext.go)
-		return nil, 0, false
-	}
 	n = len(p)
-	first := nextStop(p, 0)
+	// A chunk of four to seven bytes (a token's worth, the most common) is
+	// tested in line as one word: the calls of the scans cost more.
+	w, short := uint64(0), n >= 4 && n < 8
+	if short {
+		w = shortWord(p)
+	}
+	if s := m.hdrSink; s != nil && (len(s.held) > 0 || (!short || zeroByte(w^('='*ones)) != 0) && s.mayHold(p)) {
+		return nil, 0, false // a plain-text harmony header (harmonytext.go)
+	}
+	first := n
+	if !short || mayStop(w) {
+		first = nextStop(p, 0)
+	}
 	stop := first < n
 	atLine := false
 	if stop {
@@ -230,6 +239,13 @@ const (
 
 // zeroByte is non-zero when a byte of x is zero.
 func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
+
+// shortWord returns the bytes of p, four to seven of them, as one word:
+// its first four bytes and its last four, which overlap, so that a test
+// of the word's eight bytes tests each byte of p.
+func shortWord(p []byte) uint64 {
+	return uint64(binary.LittleEndian.Uint32(p)) | uint64(binary.LittleEndian.Uint32(p[len(p)-4:]))<<32
+}
 
 // mayStop reports whether one of the eight bytes of w is in plainStop.
 func mayStop(w uint64) bool {
