@@ -50,6 +50,9 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if !m.plain || len(p) == 0 || !shortPaths {
 		return nil, 0, false
 	}
+	if m.word.lineWord() { // a line's first word held (lineword.go)
+		return m.afterLineWord(p)
+	}
 	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
 		return nil, 0, false
 	}
@@ -71,10 +74,10 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	atLine := false
 	if stop {
 		if atLine, ok = m.plainLines(p, first); !ok {
-			return nil, 0, false
+			return m.holdLineWord(p)
 		}
 	} else if m.atLine && m.lineHeld(p) { // a line may be a word line (see wordLine) or a call
-		return nil, 0, false
+		return m.holdLineWord(p)
 	}
 	if p[n-1] >= utf8.RuneSelf { // p's end must not be inside a UTF-8 sequence
 		return nil, 0, false
@@ -188,9 +191,11 @@ func (m *Machine) wordPrefix(held, p []byte) int {
 // in one of two buffers in turn: bytes released by a Write stay valid
 // until the next one, which may hold new bytes.
 type wordHold struct {
-	buf [2][maxWord]byte
-	cur int // the buffer in use
-	n   int // its bytes held (0: none)
+	buf  [2][maxWord]byte
+	cur  int  // the buffer in use
+	n    int  // its bytes held (0: none)
+	line bool // they are a line's first word (lineword.go)
+	join [2 * maxWord]byte
 }
 
 // maxWord is the longest word of a text opener (probe.go checks it).
@@ -214,6 +219,7 @@ func (m *Machine) holdWord(a, b []byte) {
 	}
 	w := m.word
 	w.cur ^= 1
+	w.line = false
 	w.n = copy(w.buf[w.cur][copy(w.buf[w.cur][:], a):], b) + len(a)
 }
 
