@@ -40,8 +40,9 @@ func (m *Machine) idle() bool {
 // reports ok: the caller then reports as text itself, without the sink,
 // held (bytes an earlier WritePlain held back, valid until the next Write)
 // and then p[:n]. p[n:] is the prefix of an opener's word (`func` of
-// `functools[`): it is held back unwritten, as if it had not arrived, until
-// a chunk shows what it is; Write and Close write it first.
+// `functools[`) or a line's first word that p's end cuts (lineword.go): it
+// is held back unwritten, as if it had not arrived, until a chunk shows
+// what it is; Write and Close write it first.
 // Otherwise WritePlain consumes nothing and the caller uses Write.
 func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if m.fresh && len(p) > 0 && !mayNameLine(p) {
