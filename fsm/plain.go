@@ -51,9 +51,6 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if !m.plain || len(p) == 0 || !shortPaths {
 		return nil, 0, false
 	}
-	if m.word.lineWord() { // a line's first word held (lineword.go)
-		return m.afterLineWord(p)
-	}
 	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
 		return nil, 0, false
 	}
@@ -73,12 +70,17 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	}
 	stop := first < n
 	atLine := false
-	if stop {
-		if atLine, ok = m.plainLines(p, first); !ok {
+	if stop || m.atLine {
+		switch {
+		case m.word.lineWord(): // a line's first word is held (lineword.go): m.atLine is set
+			return m.afterLineWord(p)
+		case stop:
+			if atLine, ok = m.plainLines(p, first); !ok {
+				return m.holdLineWord(p)
+			}
+		case m.lineHeld(p): // a line may be a word line (see wordLine) or a call
 			return m.holdLineWord(p)
 		}
-	} else if m.atLine && m.lineHeld(p) { // a line may be a word line (see wordLine) or a call
-		return m.holdLineWord(p)
 	}
 	if p[n-1] >= utf8.RuneSelf { // p's end must not be inside a UTF-8 sequence
 		return nil, 0, false
