@@ -40,7 +40,8 @@ func (m *Machine) holdLineWord(p []byte) (held []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	if s > 0 {
-		if _, ok := m.plainLines(p[:s], nextStop(p, 0)); !ok || m.ix.leads && pt.mayEndWord(p[:s]) {
+		stops := newStopScan(p[:s])
+		if _, ok := m.plainLines(p[:s], stops.next(0), &stops); !ok || m.ix.leads && pt.mayEndWord(p[:s]) {
 			return nil, 0, false
 		}
 		if k := m.skipPlain(p[:s], true); m.lv == lvStopped {

@@ -2,7 +2,10 @@ package fsm
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestNextStop checks the word-at-a-time scan against the table, for every
@@ -58,6 +61,33 @@ func TestShortWord(t *testing.T) {
 				if got, want := zeroByte(w^('='*ones)) != 0, bytes.IndexByte(p, '=') >= 0; got != want {
 					t.Fatalf("'=' in shortWord(%q) = %v, want %v", p, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestStopScan: the passes of a long chunk find the same stops as nextStop,
+// asked at every offset in turn and skipping ahead, on chunks that hold
+// each stop byte, none of them, or one byte of them many times.
+func TestStopScan(t *testing.T) {
+	require.LessOrEqual(t, len(stopBytes), len(stopScan{}.at))
+	base := []byte(strings.Repeat("plain words, then more of them; ", 40))
+	var inputs [][]byte
+	inputs = append(inputs, base, []byte(strings.Repeat("\n", 300)))
+	for _, c := range stopBytes {
+		for _, at := range []int{0, 1, 255, len(base) / 2, len(base) - 1} {
+			p := bytes.Clone(base)
+			p[at] = c
+			p[len(base)-1-at/3] = stopBytes[(at+int(c))%len(stopBytes)]
+			inputs = append(inputs, p)
+		}
+	}
+	for _, p := range inputs {
+		for _, step := range []int{1, 7, 100} {
+			s := newStopScan(p)
+			require.True(t, s.long)
+			for i := 0; i <= len(p); i += step {
+				require.Equal(t, nextStop(p, i), s.next(i), "%q from %d", p, i)
 			}
 		}
 	}

@@ -64,18 +64,17 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if s := m.hdrSink; s != nil && (len(s.held) > 0 || (!short || zeroByte(w^('='*ones)) != 0) && s.mayHold(p)) {
 		return nil, 0, false // a plain-text harmony header (harmonytext.go)
 	}
-	first := n
-	if !short || mayStop(w) {
-		first = nextStop(p, 0)
-	}
-	stop := first < n
+	stop := !short || mayStop(w) // for a short chunk: it holds a stop byte
 	atLine := false
 	if stop || m.atLine {
 		switch {
 		case m.word.lineWord(): // a line's first word is held (lineword.go): m.atLine is set
 			return m.afterLineWord(p)
 		case stop:
-			if atLine, ok = m.plainLines(p, first); !ok {
+			if stop, atLine, ok = m.plainStops(p); !ok {
+				return m.holdLineWord(p)
+			}
+			if !stop && m.atLine && m.lineHeld(p) { // a long chunk without stop bytes
 				return m.holdLineWord(p)
 			}
 		case m.lineHeld(p): // a line may be a word line (see wordLine) or a call
@@ -103,6 +102,19 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		m.tail.writeAny(p)
 	}
 	return nil, n, true
+}
+
+// plainStops looks at the bytes of plainStop in p (plainLines): it
+// reports whether p holds one, and plainLines' verdict. Its scan (stopscan.go)
+// is made here, not in WritePlain, which most chunks leave before.
+func (m *Machine) plainStops(p []byte) (stop, atLine, ok bool) {
+	stops := newStopScan(p)
+	first := stops.next(0)
+	if first == len(p) {
+		return false, false, true
+	}
+	atLine, ok = m.plainLines(p, first, &stops)
+	return true, atLine, ok
 }
 
 // skipPlain passes text b, after which a line starts if atLine. It
@@ -280,15 +292,15 @@ func nextStop(p []byte, i int) int {
 }
 
 // plainLines is WritePlain for a chunk that holds a byte of plainStop,
-// the first at p[first]: newlines are looked at, anything else takes the
-// long way (ok false). atLine reports whether the byte after p starts a
-// line.
-func (m *Machine) plainLines(p []byte, first int) (atLine, ok bool) {
+// the first at p[first], the next ones found by stops: newlines are
+// looked at, anything else takes the long way (ok false). atLine reports
+// whether the byte after p starts a line.
+func (m *Machine) plainLines(p []byte, first int, stops *stopScan) (atLine, ok bool) {
 	if m.atLine && (m.ix.lineCalls && m.mayLineCall(p) || markLead[p[0]] && m.mayMarkLine(p)) {
 		return false, false // its first line may be a call or a marker line (markline.go)
 	}
 	nl := -1
-	for i := first; i < len(p); i = nextStop(p, i+1) {
+	for i := first; i < len(p); i = stops.next(i + 1) {
 		c := p[i]
 		switch {
 		case c == '\n':
