@@ -241,6 +241,9 @@ func (l *bareLines) nameByte(c byte) bool {
 	}
 	l.word[l.nw] = c
 	l.nw++
+	if l.tags {
+		return true // a tool-name tag: any name (toolline.go)
+	}
 	w := string(l.word[:l.nw])
 	for _, n := range bareNames {
 		if strings.HasPrefix(n, w) {
@@ -252,7 +255,7 @@ func (l *bareLines) nameByte(c byte) bool {
 			return true
 		}
 	}
-	return l.calls && callPrefix(w) || l.tags
+	return l.calls && callPrefix(w)
 }
 
 // textBare holds the lines of a possible block written without '<'.

@@ -131,6 +131,10 @@ func (s *headerSink) continues(c byte) bool {
 }
 
 func (s *headerSink) Text(b []byte) {
+	if len(s.held) == 0 && bytes.IndexByte(b, '=') < 0 {
+		s.pass(b) // nothing held, and b holds no header's start: most text
+		return
+	}
 	for len(b) > 0 {
 		if s.full {
 			i := 0

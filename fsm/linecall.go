@@ -52,13 +52,11 @@ func (m *Machine) mayLineCall(b []byte) bool {
 func (m *Machine) startLineCall() {
 	p := m.probe
 	p.state, p.py, p.json, p.lineCall = pList, true, false, true
-	p.cands, p.head = 0, m.looseLineSpec()
-	for i := range table {
-		if table[i].eol && m.ix.on&specSet(&table[i]) != 0 {
-			p.cands |= specSet(&table[i])
-		}
-	}
+	p.cands, p.head = eolDialects&m.ix.on, m.looseLineSpec()
 }
+
+// eolDialects are the dialects whose calls are lines of their own (Spec.eol).
+var eolDialects = dialectsWhere(func(s *Spec) bool { return s.eol })
 
 // textLineEnd takes text after a line call's ')' (see callLineRest); the
 // ')' of a wrapper around the call (print(..), callexpr.go) is its markup.

@@ -38,6 +38,34 @@ func TestNextStop(t *testing.T) {
 	}
 }
 
+// TestShortWord checks the one-word tests of WritePlain for chunks of four
+// to seven bytes (mayStop, and the zero byte of '=') against the byte
+// tables, for every byte value at every position.
+func TestShortWord(t *testing.T) {
+	for n := 4; n < 8; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				p := make([]byte, n)
+				for i := range p {
+					p[i] = 'a' + byte(i%26)
+				}
+				p[pos] = byte(c)
+				w := shortWord(p)
+				want := false
+				for _, b := range p {
+					want = want || plainStop[b]
+				}
+				if got := mayStop(w); got != want {
+					t.Fatalf("mayStop(shortWord(%q)) = %v, want %v", p, got, want)
+				}
+				if got, want := zeroByte(w^('='*ones)) != 0, bytes.IndexByte(p, '=') >= 0; got != want {
+					t.Fatalf("'=' in shortWord(%q) = %v, want %v", p, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestStopScan: the passes of a long chunk find the same stops as nextStop,
 // asked at every offset in turn and skipping ahead, on chunks that hold
 // each stop byte, none of them, or one byte of them many times.

@@ -40,8 +40,9 @@ func (m *Machine) idle() bool {
 // reports ok: the caller then reports as text itself, without the sink,
 // held (bytes an earlier WritePlain held back, valid until the next Write)
 // and then p[:n]. p[n:] is the prefix of an opener's word (`func` of
-// `functools[`): it is held back unwritten, as if it had not arrived, until
-// a chunk shows what it is; Write and Close write it first.
+// `functools[`) or a line's first word that p's end cuts (lineword.go): it
+// is held back unwritten, as if it had not arrived, until a chunk shows
+// what it is; Write and Close write it first.
 // Otherwise WritePlain consumes nothing and the caller uses Write.
 func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if m.fresh && len(p) > 0 && !mayNameLine(p) {
@@ -53,26 +54,32 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if m.ix.sentinel && p[len(p)-1] == ']' { // it may begin a sentinel (childtags.go)
 		return nil, 0, false
 	}
-	if m.hdrSink != nil && m.hdrSink.mayHold(p) { // a plain-text harmony header (harmonytext.go)
-		return nil, 0, false
-	}
 	n = len(p)
-	first := 0
-	if n < 8 { // a delta: looked at inline
-		for first < n && !plainStop[p[first]] {
-			first++
-		}
-	} else {
-		first = nextStop(p, 0)
+	// A chunk of four to seven bytes (a token's worth, the most common) is
+	// tested in line as one word: the calls of the scans cost more.
+	w, short := uint64(0), n >= 4 && n < 8
+	if short {
+		w = shortWord(p)
 	}
-	stop := first < n
+	if s := m.hdrSink; s != nil && (len(s.held) > 0 || (!short || zeroByte(w^('='*ones)) != 0) && s.mayHold(p)) {
+		return nil, 0, false // a plain-text harmony header (harmonytext.go)
+	}
+	stop := !short || mayStop(w) // for a short chunk: it holds a stop byte
 	atLine := false
-	if stop {
-		if atLine, ok = m.plainLines(p, first); !ok {
-			return nil, 0, false
+	if stop || m.atLine {
+		switch {
+		case m.word.lineWord(): // a line's first word is held (lineword.go): m.atLine is set
+			return m.afterLineWord(p)
+		case stop:
+			if stop, atLine, ok = m.plainStops(p); !ok {
+				return m.holdLineWord(p)
+			}
+			if !stop && m.atLine && m.lineHeld(p) { // a long chunk without stop bytes
+				return m.holdLineWord(p)
+			}
+		case m.lineHeld(p): // a line may be a word line (see wordLine) or a call
+			return m.holdLineWord(p)
 		}
-	} else if m.atLine && m.lineHeld(p) { // a line may be a word line (see wordLine) or a call
-		return nil, 0, false
 	}
 	if p[n-1] >= utf8.RuneSelf { // p's end must not be inside a UTF-8 sequence
 		return nil, 0, false
@@ -95,6 +102,17 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		m.tail.writeAny(p)
 	}
 	return nil, n, true
+}
+
+// plainStops looks at the bytes of plainStop in p (plainLines): it
+// reports whether p holds one, and plainLines' verdict.
+func (m *Machine) plainStops(p []byte) (stop, atLine, ok bool) {
+	first := nextStop(p, 0)
+	if first == len(p) {
+		return false, false, true
+	}
+	atLine, ok = m.plainLines(p, first)
+	return true, atLine, ok
 }
 
 // skipPlain passes text b, after which a line starts if atLine. It
@@ -186,9 +204,11 @@ func (m *Machine) wordPrefix(held, p []byte) int {
 // in one of two buffers in turn: bytes released by a Write stay valid
 // until the next one, which may hold new bytes.
 type wordHold struct {
-	buf [2][maxWord]byte
-	cur int // the buffer in use
-	n   int // its bytes held (0: none)
+	buf  [2][maxWord]byte
+	cur  int  // the buffer in use
+	n    int  // its bytes held (0: none)
+	line bool // they are a line's first word (lineword.go)
+	join [2 * maxWord]byte
 }
 
 // maxWord is the longest word of a text opener (probe.go checks it).
@@ -212,6 +232,7 @@ func (m *Machine) holdWord(a, b []byte) {
 	}
 	w := m.word
 	w.cur ^= 1
+	w.line = false
 	w.n = copy(w.buf[w.cur][copy(w.buf[w.cur][:], a):], b) + len(a)
 }
 
@@ -237,6 +258,13 @@ const (
 
 // zeroByte is non-zero when a byte of x is zero.
 func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
+
+// shortWord returns the bytes of p, four to seven of them, as one word:
+// its first four bytes and its last four, which overlap, so that a test
+// of the word's eight bytes tests each byte of p.
+func shortWord(p []byte) uint64 {
+	return uint64(binary.LittleEndian.Uint32(p)) | uint64(binary.LittleEndian.Uint32(p[len(p)-4:]))<<32
+}
 
 // mayStop reports whether one of the eight bytes of w is in plainStop.
 func mayStop(w uint64) bool {
