@@ -15,10 +15,7 @@ func TestNextStop(t *testing.T) {
 	for n := 1; n <= 20; n++ {
 		for pos := 0; pos < n; pos++ {
 			for c := 0; c < 256; c++ {
-				p := make([]byte, n)
-				for i := range p {
-					p[i] = 'a' + byte(i%26)
-				}
+				p := letters(n)
 				p[pos] = byte(c)
 				want := n
 				if plainStop[c] {
@@ -38,6 +35,15 @@ func TestNextStop(t *testing.T) {
 	}
 }
 
+// letters returns n bytes of a to z, none of them a stop byte.
+func letters(n int) []byte {
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = 'a' + byte(i%26)
+	}
+	return p
+}
+
 // TestShortWord checks the one-word tests of WritePlain for chunks of four
 // to seven bytes (mayStop, and the zero byte of '=') against the byte
 // tables, for every byte value at every position.
@@ -45,10 +51,7 @@ func TestShortWord(t *testing.T) {
 	for n := 4; n < 8; n++ {
 		for pos := 0; pos < n; pos++ {
 			for c := 0; c < 256; c++ {
-				p := make([]byte, n)
-				for i := range p {
-					p[i] = 'a' + byte(i%26)
-				}
+				p := letters(n)
 				p[pos] = byte(c)
 				w := shortWord(p)
 				want := false
