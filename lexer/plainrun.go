@@ -52,12 +52,21 @@ func bracketEnd(p []byte, j int) int {
 // PlainRun returns the length of the longest prefix of p that an idle
 // Lexer returns as text and backtick runs: every '<' and '[' in it is one
 // the bytes after it in p show is no marker, and it does not end inside a
-// UTF-8 sequence. A backtick run at its end counts too: the caller takes
-// backticks as content however they are cut.
+// UTF-8 sequence. Backtick runs inside it count too, but not one that
+// ends p: the Lexer holds that one back until it sees where the run ends,
+// and so must a caller that streams what it takes (FuzzShortPaths found a
+// value's trailing backtick streamed before the long way had it).
 func PlainRun(p []byte) int {
 	for i := nextTrigger(p, 0); i < len(p); i = nextTrigger(p, i) {
 		if p[i] == '`' {
-			i++
+			j := i + 1
+			for j < len(p) && p[j] == '`' {
+				j++
+			}
+			if j == len(p) {
+				return i
+			}
+			i = j
 			continue
 		}
 		k := rejectedAt(p, i) // prefilter.go

@@ -18,13 +18,15 @@ func TestPlainRun(t *testing.T) {
 	}{
 		{"for i < n {", 11},
 		{"xs[i] = 0", 9},
-		{"if a <b", 5},       // `<b` may be a tag
-		{"if a < ", 5},       // what follows `< ` is not known yet
-		{"[TOOL_CALLS]", 0},  // a special token
-		{"[ABC def", 8},      // no bracket token
-		{"[A/", 3},           // '/' after a name fails the bracket token
-		{"a <", 2},           // a '<' at the end waits
-		{"`code` ok", 9},     // backtick runs are content
+		{"if a <b", 5},      // `<b` may be a tag
+		{"if a < ", 5},      // what follows `< ` is not known yet
+		{"[TOOL_CALLS]", 0}, // a special token
+		{"[ABC def", 8},     // no bracket token
+		{"[A/", 3},          // '/' after a name fails the bracket token
+		{"a <", 2},          // a '<' at the end waits
+		{"`code` ok", 9},    // backtick runs are content
+		{"ok `code`", 7},    // but one that ends the chunk waits, as the Lexer holds it
+		{"ok ``", 3},
 		{"x = 1 // é", 11},   // a whole character at the end
 		{"x = 1 // \xc3", 9}, // a cut one is left out
 		{"<tool_call>", 0},   // a marker
