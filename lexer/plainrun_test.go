@@ -25,7 +25,7 @@ func TestPlainRun(t *testing.T) {
 		{"[A/", 3},          // '/' after a name fails the bracket token
 		{"a <", 2},          // a '<' at the end waits
 		{"`code` ok", 9},    // backtick runs are content
-		{"ok `code`", 7},    // but one that ends the chunk waits, as the Lexer holds it
+		{"ok `code`", 8},    // but one that ends the chunk waits, as the Lexer holds it
 		{"ok ``", 3},
 		{"x = 1 // é", 11},   // a whole character at the end
 		{"x = 1 // \xc3", 9}, // a cut one is left out
