@@ -1,9 +1,6 @@
 package fsm
 
-import (
-	"bytes"
-	"encoding/binary"
-)
+import "bytes"
 
 // A harmony model whose special tokens were stripped (or never sampled)
 // writes its call header as plain words before the arguments:
@@ -192,17 +189,14 @@ func (s *headerSink) mayHold(p []byte) bool {
 }
 
 // eqFree reports whether p is short (a delta) and holds no '=', which
-// both ways of holding need: four to eight bytes are read as two words
-// (a zero byte of each word xor '=' marks one).
+// both ways of holding need: four to eight bytes are tested as one word
+// (shortWord, zeroByte: plain.go).
 func eqFree(p []byte) bool {
-	const ones, eqs, highs = 0x01010101, 0x3d3d3d3d, 0x80808080
 	switch {
 	case len(p) > 8:
 		return false
 	case len(p) >= 4:
-		a := binary.LittleEndian.Uint32(p) ^ eqs
-		b := binary.LittleEndian.Uint32(p[len(p)-4:]) ^ eqs
-		return ((a-ones)&^a|(b-ones)&^b)&highs == 0
+		return zeroByte(shortWord(p)^('='*ones)) == 0
 	}
 	for _, c := range p {
 		if c == '=' {

@@ -62,7 +62,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		w = shortWord(p)
 	}
 	if s := m.hdrSink; s != nil && (len(s.held) > 0 || (!short || zeroByte(w^('='*ones)) != 0) && s.mayHold(p)) {
-		return nil, 0, false // a plain-text harmony header (harmonytext.go)
+		return nil, 0, false // a plain-text harmony header (harmonytext.go; a short chunk without '=' is let through here, eqFree tests the others)
 	}
 	stop := !short || mayStop(w) // for a short chunk: it holds a stop byte
 	atLine := false
@@ -259,7 +259,7 @@ const (
 // zeroByte is non-zero when a byte of x is zero.
 func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
 
-// shortWord returns the bytes of p, four to seven of them, as one word:
+// shortWord returns the bytes of p, four to eight of them, as one word:
 // its first four bytes and its last four, which overlap, so that a test
 // of the word's eight bytes tests each byte of p.
 func shortWord(p []byte) uint64 {
