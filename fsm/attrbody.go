@@ -100,8 +100,11 @@ func attrPairs(b []byte) (args []byte, keys []string, st attrStatus) {
 		for k < len(b) && isIdentByte(b[k]) {
 			k++
 		}
-		if k == len(b) && isWordByte(b[j]) {
-			return nil, nil, attrPrefix
+		if k == len(b) {
+			if isWordByte(b[j]) {
+				return nil, nil, attrPrefix
+			}
+			return nil, nil, attrNo // a number ending the body is no key
 		}
 		if k == j || b[k] != '=' || !isWordByte(b[j]) || slices.Contains(keys, string(b[j:k])) {
 			return nil, nil, attrNo

@@ -25,6 +25,8 @@ func TestReadAttrCall(t *testing.T) {
 		{`run cmd=ls`, "", "", attrNo}, // a bare word is no JSON literal
 		{`run cmd="a"x="b"`, "", "", attrNo},
 		{`{"a": 1}`, "", "", attrNo},
+		{`run 5`, "", "", attrNo}, // ident bytes to the end that cannot start a key
+		{"run a=1 9 ", "", "", attrNo},
 	} {
 		name, args, _, st := readAttrCall([]byte(c.in))
 		assert.Equal(t, c.st, st, "%q", c.in)
