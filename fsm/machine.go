@@ -769,7 +769,9 @@ func (m *Machine) textInText(b []byte) int {
 	if m.labelHeld() || m.startsLabel(b) {
 		return m.textLabel(b)
 	}
-	b = m.beforeLabelLine(b) // anchor.go
+	if m.anchorsLabels() {
+		b = beforeLabelLine(b) // anchor.go
+	}
 	if m.code == codeSpan {
 		if i := indexByte(b, '\n'); i >= 0 {
 			m.code = codeNone
