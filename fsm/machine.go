@@ -491,7 +491,7 @@ func (m *Machine) write(p []byte) {
 		m.discardStopped(p, false)
 		return
 	}
-	if held, n, ok := m.WritePlain(p); ok {
+	if held, n, ok := m.writePlain(p); ok {
 		if held != nil {
 			m.sink.Text(held)
 		}

@@ -110,6 +110,16 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	return nil, n, true
 }
 
+// writePlain is WritePlain for write, the long way's first step: the
+// parser asked WritePlain already (Feed), so a machine that is neither
+// idle nor at the output's start (in code, in a call) is told in line.
+func (m *Machine) writePlain(p []byte) (held []byte, n int, ok bool) {
+	if m.plain || m.fresh {
+		held, n, ok = m.WritePlain(p)
+	}
+	return
+}
+
 // plainStops looks at the bytes of plainStop in p (plainLines): it
 // reports whether p holds one, and plainLines' verdict.
 func (m *Machine) plainStops(p []byte) (stop, atLine, ok bool) {
