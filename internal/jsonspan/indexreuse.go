@@ -147,20 +147,32 @@ func (t *tail) take(nodes []node, open []int32, i int) ([]node, bool) {
 	return nodes, true
 }
 
-// commonPrefix returns the length of the longest common prefix of a and b.
+// commonPrefix returns the length of the longest common prefix of a and b,
+// comparing them sixteen bytes at a time.
 func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	a, b = a[:n], b[:n]
 	i := 0
-	for ; i+8 <= len(a) && i+8 <= len(b); i += 8 {
-		if d := binary.LittleEndian.Uint64(a[i:i+8]) ^ binary.LittleEndian.Uint64(b[i:i+8]); d != 0 {
-			return i + bits.TrailingZeros64(d)>>3
+	for len(a) >= 16 && len(b) >= 16 {
+		x := binary.LittleEndian.Uint64(a[:8]) ^ binary.LittleEndian.Uint64(b[:8])
+		y := binary.LittleEndian.Uint64(a[8:16]) ^ binary.LittleEndian.Uint64(b[8:16])
+		if x|y != 0 {
+			if x != 0 {
+				return i + bits.TrailingZeros64(x)>>3
+			}
+			return i + 8 + bits.TrailingZeros64(y)>>3
 		}
+		a, b, i = a[16:], b[16:], i+16
 	}
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
+	if len(a) >= 8 && len(b) >= 8 {
+		if x := binary.LittleEndian.Uint64(a[:8]) ^ binary.LittleEndian.Uint64(b[:8]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+		a, b, i = a[8:], b[8:], i+8
 	}
-	return i
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	return i + k
 }
 
 // commonSuffix returns the length of the longest common suffix of a and b.
