@@ -574,7 +574,7 @@ type queued struct {
 // released: the event goes out now and is not kept. Otherwise the first
 // ready() events of the queue can go out.
 func (q *textQueue) push(ev *sse.Event, content, rel []byte, idx jsonspan.Member) (direct bool) {
-	if len(q.evs) == 0 && len(q.rel) == 0 && bytes.Equal(rel, content) {
+	if q.direct(content, rel) {
 		return true // the usual case, without copying rel
 	}
 	q.rel = append(q.rel, rel...)
@@ -585,6 +585,13 @@ func (q *textQueue) push(ev *sse.Event, content, rel []byte, idx jsonspan.Member
 	q.evs = append(q.evs, queued{raw: q.keep(ev.Raw), data: q.keep(ev.Data), content: q.keep(content), idx: idx})
 	q.size += len(ev.Raw)
 	return false
+}
+
+// direct reports whether an event whose content released the text rel
+// would go out at once and not be kept (push): nothing is held and rel is
+// all of its content.
+func (q *textQueue) direct(content, rel []byte) bool {
+	return len(q.evs) == 0 && len(q.rel) == 0 && bytes.Equal(rel, content)
 }
 
 // keep copies b into the queue's buffer.
