@@ -37,7 +37,9 @@ func FillsHoles(dst []Span, b, doc []byte, holes []Span) (spans []Span, differ i
 		if e < 0 {
 			return dst[:n0+k], differ, false
 		}
-		if !bytes.Equal(b[s:e], doc[h.Start:h.End]) {
+		// doc[h.Start:m] is b[s:m+d], and m <= h.End: the tokens are the
+		// same when they are as long and m is where doc's ends.
+		if m != h.End || e-s != h.End-h.Start {
 			differ++
 		}
 		out[k] = Span{s, e}
