@@ -148,21 +148,28 @@ func (t *tail) take(nodes []node, open []int32, i int) ([]node, bool) {
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b,
-// comparing them sixteen bytes at a time.
+// comparing them 32 bytes a round, then 8.
 func commonPrefix(a, b []byte) int {
 	i := 0
-	for len(a) >= 16 && len(b) >= 16 {
+	for len(a) >= 32 && len(b) >= 32 {
 		x := binary.LittleEndian.Uint64(a[:8]) ^ binary.LittleEndian.Uint64(b[:8])
 		y := binary.LittleEndian.Uint64(a[8:16]) ^ binary.LittleEndian.Uint64(b[8:16])
-		if x|y != 0 {
-			if x != 0 {
+		z := binary.LittleEndian.Uint64(a[16:24]) ^ binary.LittleEndian.Uint64(b[16:24])
+		w := binary.LittleEndian.Uint64(a[24:32]) ^ binary.LittleEndian.Uint64(b[24:32])
+		if x|y|z|w != 0 {
+			switch {
+			case x != 0:
 				return i + bits.TrailingZeros64(x)>>3
+			case y != 0:
+				return i + 8 + bits.TrailingZeros64(y)>>3
+			case z != 0:
+				return i + 16 + bits.TrailingZeros64(z)>>3
 			}
-			return i + 8 + bits.TrailingZeros64(y)>>3
+			return i + 24 + bits.TrailingZeros64(w)>>3
 		}
-		a, b, i = a[16:], b[16:], i+16
+		a, b, i = a[32:], b[32:], i+32
 	}
-	if len(a) >= 8 && len(b) >= 8 {
+	for len(a) >= 8 && len(b) >= 8 {
 		if x := binary.LittleEndian.Uint64(a[:8]) ^ binary.LittleEndian.Uint64(b[:8]); x != 0 {
 			return i + bits.TrailingZeros64(x)>>3
 		}
