@@ -120,7 +120,7 @@ func (s *oaStream) sameShape(ev *sse.Event) bool {
 	if changed {
 		// The chunk is the last one now: made-up chunks copy its values.
 		s.last, s.tmplOK = append(s.last[:0], data...), false
-		copy(sh.holes, sh.spans)
+		sh.holes, sh.spans = sh.spans, sh.holes // the chunk's holes are the shape's; spans is scratch
 	}
 	w := s.w
 	s.edits = s.edits[:0]
