@@ -437,18 +437,14 @@ func (d *Decoder) endBlockAt(p []byte, end int, unterminated bool) {
 	d.flush(p, end)
 	raw := d.raw[d.evStart:]
 	b := &d.blk
-	e := Event{
-		Offset:       d.evOff,
-		HasType:      b.hasType,
-		HasData:      b.hasData,
-		HasID:        b.hasID,
-		Retry:        b.retry,
-		HasRetry:     b.hasRetry,
-		Fields:       b.fields,
-		Comment:      b.comments > 0 && b.fields == 0,
-		BOM:          b.bom,
-		Unterminated: unterminated,
-	}
+	// The event is written in place: it is large, and most fields are zero.
+	d.events = append(d.events, Event{})
+	e := &d.events[len(d.events)-1]
+	e.Offset = d.evOff
+	e.HasType, e.HasData, e.HasID, e.HasRetry = b.hasType, b.hasData, b.hasID, b.hasRetry
+	e.Retry, e.Fields = b.retry, b.fields
+	e.Comment = b.comments > 0 && b.fields == 0
+	e.BOM, e.Unterminated = b.bom, unterminated
 	if b.hasType {
 		e.Type = d.types.get(raw[b.typeS:b.typeE])
 	}
@@ -464,7 +460,6 @@ func (d *Decoder) endBlockAt(p []byte, end int, unterminated bool) {
 			r.dataS, r.dataE = b.dataS, b.dataE
 		}
 	}
-	d.events = append(d.events, e)
 	d.recs = append(d.recs, r)
 	d.newBlock(end)
 }
