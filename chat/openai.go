@@ -70,7 +70,7 @@ func (s *oaStream) choice(i int) *oaChoice {
 		s.choices = append(s.choices, nil)
 	}
 	if s.choices[i] == nil {
-		s.choices[i] = &oaChoice{index: i, textChan: textChan{p: s.w.newParser(false, i)}}
+		s.choices[i] = &oaChoice{index: i, textChan: textChan{p: s.w.newParser(false, i), q: textQueue{rawOnly: true}}} // original sends raw
 	}
 	return s.choices[i]
 }

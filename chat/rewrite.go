@@ -561,6 +561,9 @@ type textQueue struct {
 	evs  []queued
 	rel  []byte // text released from the queued events and not sent yet
 	size int
+	// rawOnly: held events are sent by their raw bytes alone (an OpenAI
+	// choice's), so their data is not kept.
+	rawOnly bool
 }
 
 // queued is a held upstream event.
@@ -582,7 +585,12 @@ func (q *textQueue) push(ev *sse.Event, content, rel []byte, idx jsonspan.Member
 		q.rel = q.rel[:0]
 		return true
 	}
-	q.evs = append(q.evs, queued{raw: q.keep(ev.Raw), data: q.keep(ev.Data), content: q.keep(content), idx: idx})
+	qe := queued{raw: q.keep(ev.Raw), idx: idx} // kept in this order: compact
+	if !q.rawOnly {
+		qe.data = q.keep(ev.Data)
+	}
+	qe.content = q.keep(content)
+	q.evs = append(q.evs, qe)
 	q.size += len(ev.Raw)
 	return false
 }
