@@ -200,6 +200,7 @@ type Decoder struct {
 	retryV  int
 
 	nextLF int // index in the current chunk of the next LF (len(p) if none)
+	nextCR int // and of the next CR
 
 	crPending  bool // last byte was a CR line end: swallow a following LF
 	endPending bool // the pending block ended with a blank line ended by CR
@@ -558,7 +559,7 @@ func (d *Decoder) lineEnd(p []byte, i int) {
 
 // scan runs the parser over the chunk p.
 func (d *Decoder) scan(p []byte) {
-	d.nextLF = -1
+	d.nextLF, d.nextCR = -1, -1
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if d.crPending {
@@ -655,21 +656,18 @@ func (d *Decoder) scan(p []byte) {
 // value scans value bytes from index i, ending the line if its terminator
 // is in p. It returns the index of the last byte it consumed.
 func (d *Decoder) value(p []byte, i int) int {
-	// The position of the next LF is remembered for the rest of the
-	// chunk, so that with CR line ends the bytes after a CR are not
-	// searched for an LF again on every line.
+	// The positions of the next LF and of the next CR are remembered for
+	// the rest of the chunk, so that with CR line ends the bytes after a
+	// CR are not searched for an LF again on every line, and with LF line
+	// ends a chunk is searched for a CR once.
 	if d.nextLF < i {
-		if k := bytes.IndexByte(p[i:], '\n'); k >= 0 {
-			d.nextLF = i + k
-		} else {
-			d.nextLF = len(p)
-		}
+		d.nextLF = nextByte(p, i, '\n')
+	}
+	if d.nextCR < i {
+		d.nextCR = nextByte(p, i, '\r')
 	}
 	rest := p[i:]
-	n := d.nextLF - i
-	if r := bytes.IndexByte(rest[:n], '\r'); r >= 0 {
-		n = r
-	}
+	n := min(d.nextLF, d.nextCR) - i
 	v := rest[:n]
 	switch d.kind {
 	case fID:
@@ -686,6 +684,14 @@ func (d *Decoder) value(p []byte, i int) int {
 	d.lineEnd(p, j)
 	d.crPending = p[j] == '\r'
 	return j
+}
+
+// nextByte returns the index of the first c in p from i on, or len(p).
+func nextByte(p []byte, i int, c byte) int {
+	if k := bytes.IndexByte(p[i:], c); k >= 0 {
+		return i + k
+	}
+	return len(p)
 }
 
 func (d *Decoder) retryDigits(v []byte) {
