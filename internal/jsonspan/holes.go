@@ -22,7 +22,9 @@ func FillsHoles(dst []Span, b, doc []byte, holes []Span) (spans []Span, differ i
 	j, d := 0, 0 // doc[:j] is matched by b[:j+d]
 	for k := 0; k < len(holes); {
 		m := j + commonPrefix(b[j+d:], doc[j:]) // doc[j:m] is b's too
-		for ; k < len(holes) && holes[k].End < m; k++ { // the same token, ended by the same byte
+
+		// The holes that end before m: the same token, ended by the same byte.
+		for ; k < len(holes) && holes[k].End < m; k++ {
 			out[k] = Span{holes[k].Start + d, holes[k].End + d}
 		}
 		if k == len(holes) {
