@@ -116,7 +116,7 @@ func (p *probe) nextWord(c byte) probeVerdict {
 	case w == "await" && !p.expr.await && !p.expr.ns:
 		p.expr.await = true
 	case !p.expr.guessed() && p.expr.words == 0 && !labelLead(p.val[:p.nval]):
-		return p.shellKey(c) // shellcall.go
+		return p.shellKey(c) // shellcall.go: the machine reads on only after a declared callee
 	case p.expr.guessed() || p.expr.words > 0 || !labelLead(p.val[:p.nval]):
 		return pvNot
 	default:

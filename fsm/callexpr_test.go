@@ -68,9 +68,13 @@ func TestExprLinePrefixes(t *testing.T) {
 func TestShellLineSteps(t *testing.T) {
 	m := &Machine{opt: Options{Declared: func(w []byte) bool { return string(w) == "read_file" }}}
 	verdict := func(line string) probeVerdict {
-		p := &probe{state: pList, py: true, lineCall: true}
+		m.probe = &probe{state: pList, py: true, lineCall: true}
 		for i := 0; i < len(line); i++ {
-			if v := p.step(line[i]); v != pvMore {
+			v := m.probe.step(line[i])
+			if v == pvShellKey {
+				v = m.shellCallee()
+			}
+			if v != pvMore {
 				return v
 			}
 		}
@@ -82,7 +86,8 @@ func TestShellLineSteps(t *testing.T) {
 			assert.True(t, m.mayExprLine([]byte(line[:i])), "%q: held", line[:i])
 		}
 	}
-	for _, line := range []string{"read_file path=a\n", "read_file path=\"a\" x\n", "read_file is good\n", "read_file path=\"a\n\"\n", "Tool read_file path=\"a\"\n"} {
+	for _, line := range []string{"read_file path=a\n", "read_file path=\"a\" x\n", "read_file is good\n", "read_file path=\"a\n\"\n", "Tool read_file path=\"a\"\n",
+		"write_file path=\"a\"\n", "Ab A=\"</invoke>"} { // undeclared callees: refused at their first key, as mayExprLine refuses the line
 		assert.Equal(t, pvNot, verdict(line), "%q", line)
 	}
 	assert.False(t, m.mayExprLine([]byte("write_file path=\"a\"")), "an undeclared name is not held")

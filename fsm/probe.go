@@ -155,11 +155,12 @@ const (
 type probeVerdict uint8
 
 const (
-	pvMore  probeVerdict = iota // the byte is held; read on
-	pvNot                       // not a call: the byte is not part of one
-	pvName                      // the byte completed the first call's name
-	pvFrame                     // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
-	pvShell                     // the byte ended a shell-style line call (shellcall.go)
+	pvMore     probeVerdict = iota // the byte is held; read on
+	pvNot                          // not a call: the byte is not part of one
+	pvName                         // the byte completed the first call's name
+	pvFrame                        // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
+	pvShell                        // the byte ended a shell-style line call (shellcall.go)
+	pvShellKey                     // the byte may start a shell-style call's first key: held if the callee is declared (shellcall.go)
 )
 
 // probe matches the start of a call in text one byte at a time.
@@ -607,6 +608,9 @@ func (m *Machine) textInProbe(b []byte) int {
 	}
 	for i, c := range b {
 		v := m.probe.step(c)
+		if v == pvShellKey {
+			v = m.shellCallee()
+		}
 		if v == pvMore && len(m.buf)+i+1 <= maxProbe {
 			continue
 		}

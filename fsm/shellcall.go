@@ -21,10 +21,23 @@ import (
 // introduces an illustration ("Usage:", see illustrates).
 
 // shellKey starts a shell-style line call's first key at c, after the
-// callee (p.val) and a space.
+// callee (p.val) and a space. The verdict, pvShellKey, leaves it to the
+// machine to read on (shellCallee).
 func (p *probe) shellKey(c byte) probeVerdict {
 	p.key[0], p.nkey, p.state = c, 1, pShKey
-	return pvMore
+	return pvShellKey
+}
+
+// shellCallee is the verdict on a shell-style call's first key byte: the
+// probe reads on only when its callee is a declared tool's name, as
+// mayExprLine holds such a line only then. Else a line whose first word and
+// a key arrived in one chunk would be text, and the same line cut after its
+// first word would be held, its quotes hiding the markup after them.
+func (m *Machine) shellCallee() probeVerdict {
+	if m.declared(m.probe.val[:m.probe.nval]) {
+		return pvMore
+	}
+	return pvNot
 }
 
 // shellStep advances the probe through a shell-style line call's pairs.
