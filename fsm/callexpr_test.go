@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,6 +92,46 @@ func TestShellLineSteps(t *testing.T) {
 		assert.Equal(t, pvNot, verdict(line), "%q", line)
 	}
 	assert.False(t, m.mayExprLine([]byte("write_file path=\"a\"")), "an undeclared name is not held")
+}
+
+// TestProbeWithinMayLineCall is TestExprLinePrefixes the other way: at
+// every byte of a line call's probe that reads on, mayLineCall holds the
+// line so far (else the line whose bytes come in one chunk is text at
+// once, and the same line cut after its first word is probed on: markup
+// in its quotes is text one way, markup the other). Lines are made of
+// words, names and punctuation at random (a fixed seed); a probe that
+// holds a word and blanks mayLineCall refuses is let be, as both give the
+// blanks back with the next byte.
+func TestProbeWithinMayLineCall(t *testing.T) {
+	m := &Machine{opt: Options{Declared: func(w []byte) bool { return string(w) == "read_file" || string(w) == "terminal" }}}
+	parts := []string{"read_file", "terminal", "Ab", "await", "print", "Action", "Tool", "call", "default_api", "functions",
+		".", ":", " ", "  ", "\t", "(", ")", "=", "\"", "'", "x", "-", "{", "path", "1"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		var line []byte
+		for n := 1 + rng.IntN(7); n > 0; n-- {
+			line = append(line, parts[rng.IntN(len(parts))]...)
+		}
+		if !isWordByte(line[0]) {
+			continue
+		}
+		m.probe = &probe{state: pList, py: true, lineCall: true}
+		for i, c := range line {
+			v := m.probe.step(c)
+			if v == pvShellKey {
+				v = m.shellCallee()
+			}
+			if v != pvMore {
+				break
+			}
+			if m.probe.state == pCalleeSp && (c == ' ' || c == '\t') {
+				continue
+			}
+			if !m.mayLineCall(line[:i+1]) {
+				t.Fatalf("%q: the probe reads on, mayLineCall does not hold the line", line[:i+1])
+			}
+		}
+	}
 }
 
 // TestForLabelArgs: a label line `[LABEL: NAME for KEY 'VALUE']` gives the
