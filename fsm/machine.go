@@ -540,6 +540,7 @@ func (m *Machine) close() {
 		return
 	}
 	m.lex.Feed(nil)
+	var cut []byte // a marker cut short in the text, discarded after what the text level holds
 	for {
 		m.watchLines()
 		t, ok := m.lex.Next(true)
@@ -547,12 +548,13 @@ func (m *Machine) close() {
 			break
 		}
 		if t.Kind == lexer.Text && m.cutMarker(t) { // cutmarker.go
-			m.dropCut(t.Raw)
+			cut = m.dropCut(t.Raw)
 			continue
 		}
 		m.token(t)
 	}
 	m.eof()
+	m.discardCut(cut)
 	m.endThink()
 	m.releaseHeader()
 	m.loop.release() // the end of input: no loop
