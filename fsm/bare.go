@@ -276,7 +276,8 @@ func (m *Machine) textBare(b []byte) int {
 					start = p.bare.call
 				}
 				v, end = m.markLineEnd(start, b[:i]), i // markline.go
-			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK() && !(p.bare.eol && isSpace(c))) {
+			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK() && !(p.bare.eol && isSpace(c)) ||
+				p.bare.eol && !m.markPrefixSoFar(b[:i+1])) {
 				v = lexer.BareFail
 			}
 			switch v {

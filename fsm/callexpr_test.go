@@ -72,8 +72,8 @@ func TestShellLineSteps(t *testing.T) {
 		m.probe = &probe{state: pList, py: true, lineCall: true}
 		for i := 0; i < len(line); i++ {
 			v := m.probe.step(line[i])
-			if v == pvShellKey {
-				v = m.shellCallee()
+			if v == pvIfDeclared {
+				v = m.declaredCallee()
 			}
 			if v != pvMore {
 				return v
@@ -99,9 +99,7 @@ func TestShellLineSteps(t *testing.T) {
 // line so far (else the line whose bytes come in one chunk is text at
 // once, and the same line cut after its first word is probed on: markup
 // in its quotes is text one way, markup the other). Lines are made of
-// words, names and punctuation at random (a fixed seed); a probe that
-// holds a word and blanks mayLineCall refuses is let be, as both give the
-// blanks back with the next byte.
+// words, names and punctuation at random (a fixed seed).
 func TestProbeWithinMayLineCall(t *testing.T) {
 	m := &Machine{opt: Options{Declared: func(w []byte) bool { return string(w) == "read_file" || string(w) == "terminal" }}}
 	parts := []string{"read_file", "terminal", "Ab", "await", "print", "Action", "Tool", "call", "default_api", "functions",
@@ -118,14 +116,11 @@ func TestProbeWithinMayLineCall(t *testing.T) {
 		m.probe = &probe{state: pList, py: true, lineCall: true}
 		for i, c := range line {
 			v := m.probe.step(c)
-			if v == pvShellKey {
-				v = m.shellCallee()
+			if v == pvIfDeclared {
+				v = m.declaredCallee()
 			}
 			if v != pvMore {
 				break
-			}
-			if m.probe.state == pCalleeSp && (c == ' ' || c == '\t') {
-				continue
 			}
 			if !m.mayLineCall(line[:i+1]) {
 				t.Fatalf("%q: the probe reads on, mayLineCall does not hold the line", line[:i+1])

@@ -100,6 +100,21 @@ func markPrefix(b []byte) bool {
 	return i == len(b) || lexer.BarAt(b, i) > 0 || len(b)-i < 3 && b[i] >= 0xE2 // a bar, or a wide bar cut short
 }
 
+// markPrefixSoFar is markPrefix for the line a marker line's probe holds,
+// m.buf then b: the probe reads on only while mayMarkLine, which started
+// it, would hold the line (else a line whose first byte ended a chunk,
+// `d` of `done`, is held where the same line in one chunk is not, and a
+// marker the end cuts short after it is text one way, dropped the other).
+func (m *Machine) markPrefixSoFar(b []byte) bool {
+	if len(m.buf) >= 16 {
+		return true // markPrefix held the first 16 bytes
+	}
+	var line [16]byte
+	n := copy(line[:], m.buf)
+	n += copy(line[n:], b)
+	return markPrefix(line[:lexer.CompleteUTF8(line[:n])]) // a bar cut short is read whole
+}
+
 // mayMarkLine reports whether the line that starts b may be a marker line
 // without brackets, as far as b shows.
 func (m *Machine) mayMarkLine(b []byte) bool {

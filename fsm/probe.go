@@ -155,12 +155,12 @@ const (
 type probeVerdict uint8
 
 const (
-	pvMore     probeVerdict = iota // the byte is held; read on
-	pvNot                          // not a call: the byte is not part of one
-	pvName                         // the byte completed the first call's name
-	pvFrame                        // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
-	pvShell                        // the byte ended a shell-style line call (shellcall.go)
-	pvShellKey                     // the byte may start a shell-style call's first key: held if the callee is declared (shellcall.go)
+	pvMore       probeVerdict = iota // the byte is held; read on
+	pvNot                            // not a call: the byte is not part of one
+	pvName                           // the byte completed the first call's name
+	pvFrame                          // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
+	pvShell                          // the byte ended a shell-style line call (shellcall.go)
+	pvIfDeclared                     // the byte is held if the callee is a declared tool's name (declaredCallee)
 )
 
 // probe matches the start of a call in text one byte at a time.
@@ -231,6 +231,9 @@ func (p *probe) step(c byte) probeVerdict {
 			p.nval++
 		case c == ' ' || c == '\t':
 			p.state = pCalleeSp
+			if p.lineCall && !p.spacedLead() {
+				return pvIfDeclared // callexpr.go
+			}
 		case c == '(':
 			return p.callParen()
 		case c == ':' && p.headWord():
@@ -608,8 +611,8 @@ func (m *Machine) textInProbe(b []byte) int {
 	}
 	for i, c := range b {
 		v := m.probe.step(c)
-		if v == pvShellKey {
-			v = m.shellCallee()
+		if v == pvIfDeclared {
+			v = m.declaredCallee()
 		}
 		if v == pvMore && len(m.buf)+i+1 <= maxProbe {
 			continue
