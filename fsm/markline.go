@@ -106,10 +106,10 @@ func markPrefix(b []byte) bool {
 // `d` of `done`, is held where the same line in one chunk is not, and a
 // marker the end cuts short after it is text one way, dropped the other).
 func (m *Machine) markPrefixSoFar(b []byte) bool {
-	if len(m.buf) >= 16 {
+	var line [16]byte
+	if len(m.buf)+len(b) > len(line) {
 		return true // markPrefix held the first 16 bytes
 	}
-	var line [16]byte
 	n := copy(line[:], m.buf)
 	n += copy(line[n:], b)
 	return markPrefix(line[:lexer.CompleteUTF8(line[:n])]) // a bar cut short is read whole
