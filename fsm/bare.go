@@ -276,8 +276,9 @@ func (m *Machine) textBare(b []byte) int {
 					start = p.bare.call
 				}
 				v, end = m.markLineEnd(start, b[:i]), i // markline.go
-			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK() && !(p.bare.eol && isSpace(c)) ||
-				p.bare.eol && !m.markPrefixSoFar(b[:i+1])) {
+			} else if p.state == pBareBlock && p.bare.eol && !m.markPrefixSoFar(b[:i+1]) {
+				v = m.bareFromMark(b[:i+1]) // markline.go
+			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK() && !(p.bare.eol && isSpace(c))) {
 				v = lexer.BareFail
 			}
 			switch v {

@@ -101,10 +101,12 @@ func markPrefix(b []byte) bool {
 }
 
 // markPrefixSoFar is markPrefix for the line a marker line's probe holds,
-// m.buf then b: the probe reads on only while mayMarkLine, which started
-// it, would hold the line (else a line whose first byte ended a chunk,
-// `d` of `done`, is held where the same line in one chunk is not, and a
-// marker the end cuts short after it is text one way, dropped the other).
+// m.buf then b: the probe reads on as a marker line's only while
+// mayMarkLine, which started it, would hold the line; else as a line
+// without '<' (bareFromMark), or not at all. A probe that read on with
+// neither held a line whose first byte ended a chunk (`d` of `done`)
+// where the same line in one chunk was text, and a marker the end cuts
+// short after it was text one way, dropped the other.
 func (m *Machine) markPrefixSoFar(b []byte) bool {
 	var line [16]byte
 	if len(m.buf)+len(b) > len(line) {
@@ -113,6 +115,27 @@ func (m *Machine) markPrefixSoFar(b []byte) bool {
 	n := copy(line[:], m.buf)
 	n += copy(line[n:], b)
 	return markPrefix(line[:lexer.CompleteUTF8(line[:n])]) // a bar cut short is read whole
+}
+
+// bareFromMark turns a marker line's probe whose line, m.buf then seen,
+// markPrefix refuses into one of a line without '<', when openerAt would
+// have started one for that line (bare.go); else the line is no markup.
+func (m *Machine) bareFromMark(seen []byte) lexer.BareVerdict {
+	var buf [16]byte // markPrefixSoFar refuses within its first 16 bytes
+	line := buf[:copy(buf[:], m.buf)]
+	line = line[:len(line)+copy(buf[len(line):], seen)]
+	if !(bareFirst[line[0]] && m.mayBeBare(line) || m.mayToolLine(line)) {
+		return lexer.BareFail
+	}
+	m.startBare(false)
+	p := m.probe
+	for _, c := range line { // read again as the line's start, as bareFrom does
+		p.bare.rec.Step(c)
+		if p.bare.rec.InName() {
+			p.bare.nameByte(c)
+		}
+	}
+	return lexer.BareMore
 }
 
 // mayMarkLine reports whether the line that starts b may be a marker line
