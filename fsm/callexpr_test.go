@@ -103,7 +103,7 @@ func TestShellLineSteps(t *testing.T) {
 func TestProbeWithinMayLineCall(t *testing.T) {
 	m := &Machine{opt: Options{Declared: func(w []byte) bool { return string(w) == "read_file" || string(w) == "terminal" }}}
 	parts := []string{"read_file", "terminal", "Ab", "await", "print", "Action", "Tool", "call", "default_api", "functions",
-		".", ":", " ", "  ", "\t", "(", ")", "=", "\"", "'", "x", "-", "{", "path", "1"}
+		".", ":", " ", "  ", "\t", "\n", "\r", "(", ")", "=", "\"", "'", "x", "-", "{", "path", "1"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 200000 {
 		var line []byte

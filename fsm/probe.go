@@ -209,7 +209,7 @@ func (p *probe) step(c byte) probeVerdict {
 		}
 	case pList:
 		switch {
-		case ws:
+		case c == ' ' || c == '\t' || ws && !p.lineCall: // a line call's prefix ends with its line (mayExprLine)
 		case c == '{' && p.json:
 			p.state = pKeyQuote
 		case isWordByte(c) && p.py:
