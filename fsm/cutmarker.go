@@ -58,6 +58,19 @@ func (m *Machine) dropCut(raw []byte) []byte {
 	return bytes.Clone(raw)
 }
 
+// closeToken handles token t that the lexer gives back at the end of
+// input: a marker cut short in the text is returned to be discarded after
+// eof (dropCut); a cut marker returned before is discarded first if t
+// follows it (the lexer gives back one token, but nothing may leave it out).
+func (m *Machine) closeToken(t *lexer.Token, cut []byte) []byte {
+	m.discardCut(cut)
+	if t.Kind == lexer.Text && m.cutMarker(t) {
+		return m.dropCut(t.Raw)
+	}
+	m.token(t)
+	return nil
+}
+
 // discardCut discards the marker cut short that dropCut returned, if any.
 func (m *Machine) discardCut(raw []byte) {
 	if raw != nil {

@@ -547,11 +547,7 @@ func (m *Machine) close() {
 		if !ok {
 			break
 		}
-		if t.Kind == lexer.Text && m.cutMarker(t) { // cutmarker.go
-			cut = m.dropCut(t.Raw)
-			continue
-		}
-		m.token(t)
+		cut = m.closeToken(t, cut) // cutmarker.go
 	}
 	m.eof()
 	m.discardCut(cut)
