@@ -70,7 +70,7 @@ func (s *oaStream) choice(i int) *oaChoice {
 		s.choices = append(s.choices, nil)
 	}
 	if s.choices[i] == nil {
-		s.choices[i] = &oaChoice{index: i, textChan: textChan{p: s.w.newParser(false, i)}}
+		s.choices[i] = &oaChoice{index: i, textChan: textChan{p: s.w.newParser(false, i), q: textQueue{rawOnly: true}}} // original sends raw
 	}
 	return s.choices[i]
 }
@@ -287,14 +287,14 @@ func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (
 	s.cur = ch
 	s.begin()
 	s.in = s.in[:0]
-	contentM, toolsM, fm, finishing, single := d.content, d.tools, d.finish, d.finishing, d.single
+	contentM, toolsM, fm, finishing, single := &d.content, &d.tools, &d.finish, d.finishing, d.single
 	cut := false // a runaway
 	if contentM.Start >= 0 {
 		s.in = jsonspan.AppendUnquoted(s.in, data[contentM.Start:contentM.End])
 		cut = s.process(s, &ch.textChan, ch.p.Feed(s.in))
 	}
 	if !cut && finishing {
-		cut = s.processEnd(s, &ch.textChan, ch.p.Close(), !naturalEnd(jsonspan.StringBody(data, fm)))
+		cut = s.processEnd(s, &ch.textChan, ch.p.Close(), !naturalEnd(jsonspan.StringBody(data, *fm)))
 	}
 	if cut {
 		// What came before the loop went out in chunks of its own; a chunk
@@ -313,18 +313,22 @@ func (s *oaStream) apply(ev *sse.Event, data []byte, ch *oaChoice, d *oaDelta) (
 		// Only text came out: the upstream events can go out as they are
 		// once all their content has been released.
 		if single && !finishing && toolsM.Start < 0 && contentM.Start >= 0 && len(ch.carry) == 0 && wholeChars(s.in) && len(ev.Raw) <= maxHeldBytes {
+			if ch.q.direct(s.in, s.tb) { // what hold would do, without queueing
+				s.w.out = append(s.w.out, ev.Raw...)
+				return true
+			}
 			s.hold(s, &ch.textChan, ev, s.in, jsonspan.Member{})
 			return true
 		}
 		s.settle(s, &ch.textChan, s.in, true)
 	}
 	if toolsM.Start >= 0 {
-		s.nativeCalls(ch, data, toolsM)
+		s.nativeCalls(ch, data, *toolsM)
 	}
 	if finishing {
 		s.endNative(ch, -1)
 		ch.closed = true
-		if ch.calls > 0 && !ch.cut && !keepsFinish(jsonspan.StringBody(data, fm)) {
+		if ch.calls > 0 && !ch.cut && !keepsFinish(jsonspan.StringBody(data, *fm)) {
 			s.edits = append(s.edits, jsonspan.Edit{Start: fm.Start, End: fm.End, Repl: []byte(`"tool_calls"`)})
 		}
 	}

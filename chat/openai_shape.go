@@ -28,6 +28,7 @@ type oaShape struct {
 	typ     string
 	ch      *oaChoice
 	only    bool
+	d       oaDelta // what apply needs of a chunk of the shape, but its content's span
 	// misses counts chunks in a row that did not have the shape kept: in
 	// a stream whose chunks all differ elsewhere too, shapes are kept
 	// only now and then.
@@ -73,6 +74,10 @@ func (s *oaStream) noteShape(data []byte, ch *oaChoice, d *oaDelta) {
 	}
 	sh.typ, sh.ch = s.typ, ch
 	sh.only = s.onlyContent(data, &oaDelta{single: true, tools: d.tools, only: -1})
+	sh.d = oaDelta{tools: jsonspan.Member{Start: -1}, finish: jsonspan.Member{Start: -1}, single: true, hasDelta: true}
+	if sh.only {
+		sh.d.only = 1
+	}
 }
 
 // match fills sh.spans with the holes of data when data is the kept chunk
@@ -115,17 +120,14 @@ func (s *oaStream) sameShape(ev *sse.Event) bool {
 	if changed {
 		// The chunk is the last one now: made-up chunks copy its values.
 		s.last, s.tmplOK = append(s.last[:0], data...), false
-		copy(sh.holes, sh.spans)
+		sh.holes, sh.spans = sh.spans, sh.holes // the chunk's holes are the shape's; spans is scratch
 	}
 	w := s.w
 	s.edits = s.edits[:0]
-	d := oaDelta{content: jsonspan.Member{Start: c.Start, End: c.End},
-		tools: jsonspan.Member{Start: -1}, finish: jsonspan.Member{Start: -1}, single: true, hasDelta: true, only: 0}
-	if sh.only {
-		d.only = 1
-	}
+	d := &sh.d
+	d.content.Start, d.content.End = c.Start, c.End
 	ch := sh.ch
-	if !s.apply(ev, data, ch, &d) {
+	if !s.apply(ev, data, ch, d) {
 		w.emitEdited(ev, s.edits)
 	}
 	if w.stopped {

@@ -561,6 +561,9 @@ type textQueue struct {
 	evs  []queued
 	rel  []byte // text released from the queued events and not sent yet
 	size int
+	// rawOnly: held events are sent by their raw bytes alone (an OpenAI
+	// choice's), so their data is not kept.
+	rawOnly bool
 }
 
 // queued is a held upstream event.
@@ -574,7 +577,7 @@ type queued struct {
 // released: the event goes out now and is not kept. Otherwise the first
 // ready() events of the queue can go out.
 func (q *textQueue) push(ev *sse.Event, content, rel []byte, idx jsonspan.Member) (direct bool) {
-	if len(q.evs) == 0 && len(q.rel) == 0 && bytes.Equal(rel, content) {
+	if q.direct(content, rel) {
 		return true // the usual case, without copying rel
 	}
 	q.rel = append(q.rel, rel...)
@@ -582,9 +585,21 @@ func (q *textQueue) push(ev *sse.Event, content, rel []byte, idx jsonspan.Member
 		q.rel = q.rel[:0]
 		return true
 	}
-	q.evs = append(q.evs, queued{raw: q.keep(ev.Raw), data: q.keep(ev.Data), content: q.keep(content), idx: idx})
+	qe := queued{raw: q.keep(ev.Raw), idx: idx} // kept in this order: compact
+	if !q.rawOnly {
+		qe.data = q.keep(ev.Data)
+	}
+	qe.content = q.keep(content)
+	q.evs = append(q.evs, qe)
 	q.size += len(ev.Raw)
 	return false
+}
+
+// direct reports whether an event whose content released the text rel
+// would go out at once and not be kept (push): nothing is held and rel is
+// all of its content.
+func (q *textQueue) direct(content, rel []byte) bool {
+	return len(q.evs) == 0 && len(q.rel) == 0 && bytes.Equal(rel, content)
 }
 
 // keep copies b into the queue's buffer.

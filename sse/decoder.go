@@ -148,14 +148,6 @@ type block struct {
 	retry    int
 }
 
-// rec holds the offsets of an event's slices until the end of the call,
-// when the arenas no longer move.
-type rec struct {
-	rawS, rawE   int
-	dataS, dataE int
-	dataInArena  bool
-}
-
 // Decoder is a push-mode event-stream decoder. The zero value is ready to
 // use. A Decoder must not be used from several goroutines at once.
 type Decoder struct {
@@ -168,8 +160,11 @@ type Decoder struct {
 	off    int64 // bytes fed so far
 	closed bool
 
+	// events are returned by a call. Their slices point into the arenas
+	// as they were when the event ended: an arena that grows later in the
+	// call moves to a new array and leaves the old one as it was (nothing
+	// writes where a returned event lies before the next call).
 	events []Event
-	recs   []rec
 
 	// raw holds the raw bytes of the events completed during the current
 	// call, followed by the flushed bytes of the pending block at
@@ -200,6 +195,7 @@ type Decoder struct {
 	retryV  int
 
 	nextLF int // index in the current chunk of the next LF (len(p) if none)
+	nextCR int // and of the next CR
 
 	crPending  bool // last byte was a CR line end: swallow a following LF
 	endPending bool // the pending block ended with a blank line ended by CR
@@ -232,7 +228,7 @@ const shrinkAbove = 256 << 10
 // read, and a little more than the largest chunk fed otherwise. Callers
 // that bound memory (a proxy's budget) count it.
 func (d *Decoder) Footprint() int {
-	return cap(d.raw) + cap(d.data) + cap(d.events)*int(unsafe.Sizeof(Event{})) + cap(d.recs)*int(unsafe.Sizeof(rec{}))
+	return cap(d.raw) + cap(d.data) + cap(d.events)*int(unsafe.Sizeof(Event{}))
 }
 
 // Pending returns the bytes of the block read so far and not returned
@@ -253,7 +249,6 @@ func (d *Decoder) Reset() {
 	*d = Decoder{
 		MaxEventSize: d.MaxEventSize,
 		events:       d.events[:0],
-		recs:         d.recs[:0],
 		raw:          d.raw[:0],
 		data:         d.data[:0],
 		types:        d.types,
@@ -283,7 +278,6 @@ func (d *Decoder) Feed(p []byte) ([]Event, error) {
 		}
 	}
 	d.off += int64(len(p))
-	d.finish()
 	return d.events, nil
 }
 
@@ -329,7 +323,6 @@ func (d *Decoder) Close() ([]Event, error) {
 			d.endBlockAt(nil, 0, true)
 		}
 	}
-	d.finish()
 	return d.events, nil
 }
 
@@ -338,7 +331,6 @@ func (d *Decoder) Close() ([]Event, error) {
 // when blocks before it were returned) and reserves room for the chunk.
 func (d *Decoder) begin(n int) {
 	d.events = d.events[:0]
-	d.recs = d.recs[:0]
 	if d.evStart > 0 {
 		k := copy(d.raw, d.raw[d.evStart:])
 		d.raw = d.raw[:k]
@@ -372,7 +364,6 @@ func (d *Decoder) begin(n int) {
 	// that a stream of tokens read one event at a time keeps little.
 	if k := min(n, 32<<10)/128 + 1; cap(d.events) == 0 || cap(d.events) > 64 && cap(d.events) > 8*k {
 		d.events = make([]Event, 0, k)
-		d.recs = make([]rec, 0, k)
 	}
 	d.segStart = 0
 	d.base = len(d.raw)
@@ -382,26 +373,6 @@ func (d *Decoder) begin(n int) {
 func (d *Decoder) flush(p []byte, end int) {
 	d.raw = append(d.raw, p[d.segStart:end]...)
 	d.segStart = end
-}
-
-// finish points the events' slices into the arenas, which no longer move
-// during this call.
-func (d *Decoder) finish() {
-	for k := range d.recs {
-		r := &d.recs[k]
-		e := &d.events[k]
-		if e.Err != nil {
-			continue
-		}
-		e.Raw = d.raw[r.rawS:r.rawE:r.rawE]
-		if e.HasData {
-			if r.dataInArena {
-				e.Data = d.data[r.dataS:r.dataE:r.dataE]
-			} else {
-				e.Data = d.raw[r.rawS+r.dataS : r.rawS+r.dataE : r.rawS+r.dataE]
-			}
-		}
-	}
 }
 
 // newBlock makes index start of the current chunk the start of a new
@@ -437,35 +408,28 @@ func (d *Decoder) endBlockAt(p []byte, end int, unterminated bool) {
 	d.flush(p, end)
 	raw := d.raw[d.evStart:]
 	b := &d.blk
-	e := Event{
-		Offset:       d.evOff,
-		HasType:      b.hasType,
-		HasData:      b.hasData,
-		HasID:        b.hasID,
-		Retry:        b.retry,
-		HasRetry:     b.hasRetry,
-		Fields:       b.fields,
-		Comment:      b.comments > 0 && b.fields == 0,
-		BOM:          b.bom,
-		Unterminated: unterminated,
-	}
+	// The event is written in place: it is large, and most fields are zero.
+	d.events = append(d.events, Event{})
+	e := &d.events[len(d.events)-1]
+	e.Offset = d.evOff
+	e.HasType, e.HasData, e.HasID, e.HasRetry = b.hasType, b.hasData, b.hasID, b.hasRetry
+	e.Retry, e.Fields = b.retry, b.fields
+	e.Comment = b.comments > 0 && b.fields == 0
+	e.BOM, e.Unterminated = b.bom, unterminated
 	if b.hasType {
 		e.Type = d.types.get(raw[b.typeS:b.typeE])
 	}
 	if b.hasID {
 		e.ID = d.ids.get(raw[b.idS:b.idE])
 	}
-	r := rec{rawS: d.evStart, rawE: len(d.raw)}
+	e.Raw = raw[:len(raw):len(raw)]
 	if b.hasData {
 		if b.multi {
-			r.dataInArena = true
-			r.dataS, r.dataE = d.dataMark, len(d.data)
+			e.Data = d.data[d.dataMark:len(d.data):len(d.data)]
 		} else {
-			r.dataS, r.dataE = b.dataS, b.dataE
+			e.Data = raw[b.dataS:b.dataE:b.dataE]
 		}
 	}
-	d.events = append(d.events, e)
-	d.recs = append(d.recs, r)
 	d.newBlock(end)
 }
 
@@ -475,7 +439,6 @@ func (d *Decoder) emitSkip(size int64, unterminated bool) {
 		Unterminated: unterminated,
 		Err:          &Error{Offset: d.evOff, Size: size, Limit: d.max()},
 	})
-	d.recs = append(d.recs, rec{})
 }
 
 // startSkip drops the pending block, which is already over the limit, and
@@ -563,7 +526,7 @@ func (d *Decoder) lineEnd(p []byte, i int) {
 
 // scan runs the parser over the chunk p.
 func (d *Decoder) scan(p []byte) {
-	d.nextLF = -1
+	d.nextLF, d.nextCR = -1, -1
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if d.crPending {
@@ -660,21 +623,18 @@ func (d *Decoder) scan(p []byte) {
 // value scans value bytes from index i, ending the line if its terminator
 // is in p. It returns the index of the last byte it consumed.
 func (d *Decoder) value(p []byte, i int) int {
-	// The position of the next LF is remembered for the rest of the
-	// chunk, so that with CR line ends the bytes after a CR are not
-	// searched for an LF again on every line.
+	// The positions of the next LF and of the next CR are remembered for
+	// the rest of the chunk, so that with CR line ends the bytes after a
+	// CR are not searched for an LF again on every line, and with LF line
+	// ends a chunk is searched for a CR once.
 	if d.nextLF < i {
-		if k := bytes.IndexByte(p[i:], '\n'); k >= 0 {
-			d.nextLF = i + k
-		} else {
-			d.nextLF = len(p)
-		}
+		d.nextLF = nextByte(p, i, '\n')
+	}
+	if d.nextCR < i {
+		d.nextCR = nextByte(p, i, '\r')
 	}
 	rest := p[i:]
-	n := d.nextLF - i
-	if r := bytes.IndexByte(rest[:n], '\r'); r >= 0 {
-		n = r
-	}
+	n := min(d.nextLF, d.nextCR) - i
 	v := rest[:n]
 	switch d.kind {
 	case fID:
@@ -691,6 +651,14 @@ func (d *Decoder) value(p []byte, i int) int {
 	d.lineEnd(p, j)
 	d.crPending = p[j] == '\r'
 	return j
+}
+
+// nextByte returns the index of the first c in p from i on, or len(p).
+func nextByte(p []byte, i int, c byte) int {
+	if k := bytes.IndexByte(p[i:], c); k >= 0 {
+		return i + k
+	}
+	return len(p)
 }
 
 func (d *Decoder) retryDigits(v []byte) {

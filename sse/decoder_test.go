@@ -734,3 +734,35 @@ func TestDecoderFootprint(t *testing.T) {
 	}
 	require.Less(t, d.Footprint(), 256<<10, "the large event's buffer was not given back")
 }
+
+// TestAppendLinesSplits: data of every length up to 40 with CR, LF and
+// CRLF at random places is split where a byte by byte walk splits it.
+func TestAppendLinesSplits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	want := func(s []byte) []byte { // one "data: " line per line, CR LF and CRLF ending lines
+		var out []byte
+		start := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\n' || s[i] == '\r' {
+				out = append(append(append(out, "data: "...), s[start:i]...), '\n')
+				if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+					i++
+				}
+				start = i + 1
+			}
+		}
+		return append(append(append(out, "data: "...), s[start:]...), '\n')
+	}
+	for range 20000 {
+		s := make([]byte, rng.IntN(41))
+		for i := range s {
+			s[i] = "ab\r\n\x0b\x0c\x8a\x8d"[rng.IntN(8)]
+		}
+		if got := appendLines(nil, "data: ", s); string(got) != string(want(s)) {
+			t.Fatalf("appendLines(%q) = %q, want %q", s, got, want(s))
+		}
+		if got := appendLines(nil, "data: ", string(s)); string(got) != string(want(s)) {
+			t.Fatalf("appendLines(string %q) = %q, want %q", s, got, want(s))
+		}
+	}
+}

@@ -34,15 +34,11 @@ func AppendComment(dst []byte, text string) []byte {
 // appendLines appends prefix+line+"\n" for each line of s.
 func appendLines[T string | []byte](dst []byte, prefix string, s T) []byte {
 	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\n' && c != '\r' {
-			continue
-		}
+	for i := nextEOL(s, 0); i < len(s); i = nextEOL(s, start) {
 		dst = append(dst, prefix...)
 		dst = append(dst, s[start:i]...)
 		dst = append(dst, '\n')
-		if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
 			i++
 		}
 		start = i + 1
@@ -50,6 +46,26 @@ func appendLines[T string | []byte](dst []byte, prefix string, s T) []byte {
 	dst = append(dst, prefix...)
 	dst = append(dst, s[start:]...)
 	return append(dst, '\n')
+}
+
+// nextEOL returns the index of the first CR or LF of s from i on, or
+// len(s). It tests eight bytes at a time for either (an event's data,
+// JSON, seldom has one), then finds the byte.
+func nextEOL[T string | []byte](s T, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		lf, cr := x^'\n'*ones, x^'\r'*ones
+		if ((lf-ones)&^lf|(cr-ones)&^cr)&highs != 0 { // a zero byte in lf or cr
+			break
+		}
+	}
+	for i < len(s) && s[i] != '\n' && s[i] != '\r' {
+		i++
+	}
+	return i
 }
 
 func appendNoEOL(dst []byte, s string) []byte {

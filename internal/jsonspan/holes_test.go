@@ -69,3 +69,33 @@ func TestFillsHoles(t *testing.T) {
 		}
 	}
 }
+
+// TestCommonPrefix: the length of the longest common prefix, found a word
+// at a time, is where a byte by byte walk parts, for every length and
+// position of the first difference around the word sizes.
+func TestCommonPrefix(t *testing.T) {
+	for n := range 80 {
+		a := make([]byte, n)
+		for i := range a {
+			a[i] = byte('a' + i%26)
+		}
+		for m := 0; m <= n; m++ { // b shares a's first m bytes, then parts (or ends)
+			for _, tail := range []int{0, 1, 7, 40} {
+				b := append(append([]byte(nil), a[:m]...), make([]byte, tail)...)
+				for i := m; i < len(b); i++ {
+					b[i] = '#'
+				}
+				want := 0
+				for want < len(a) && want < len(b) && a[want] == b[want] {
+					want++
+				}
+				if got := commonPrefix(a, b); got != want {
+					t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, b, got, want)
+				}
+				if got := commonPrefix(b, a); got != want {
+					t.Fatalf("commonPrefix(%q, %q) = %d, want %d", b, a, got, want)
+				}
+			}
+		}
+	}
+}

@@ -147,20 +147,39 @@ func (t *tail) take(nodes []node, open []int32, i int) ([]node, bool) {
 	return nodes, true
 }
 
-// commonPrefix returns the length of the longest common prefix of a and b.
+// commonPrefix returns the length of the longest common prefix of a and b,
+// comparing them 32 bytes a round, then 8.
 func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	a, b = a[:n], b[:n]
 	i := 0
-	for ; i+8 <= len(a) && i+8 <= len(b); i += 8 {
-		if d := binary.LittleEndian.Uint64(a[i:i+8]) ^ binary.LittleEndian.Uint64(b[i:i+8]); d != 0 {
-			return i + bits.TrailingZeros64(d)>>3
+	for len(a) >= 32 && len(b) >= 32 {
+		x := binary.LittleEndian.Uint64(a[:8]) ^ binary.LittleEndian.Uint64(b[:8])
+		y := binary.LittleEndian.Uint64(a[8:16]) ^ binary.LittleEndian.Uint64(b[8:16])
+		z := binary.LittleEndian.Uint64(a[16:24]) ^ binary.LittleEndian.Uint64(b[16:24])
+		w := binary.LittleEndian.Uint64(a[24:32]) ^ binary.LittleEndian.Uint64(b[24:32])
+		if x|y|z|w != 0 {
+			switch {
+			case x != 0:
+				return i + bits.TrailingZeros64(x)>>3
+			case y != 0:
+				return i + 8 + bits.TrailingZeros64(y)>>3
+			case z != 0:
+				return i + 16 + bits.TrailingZeros64(z)>>3
+			}
+			return i + 24 + bits.TrailingZeros64(w)>>3
 		}
+		a, b, i = a[32:], b[32:], i+32
 	}
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
+	for len(a) >= 8 && len(b) >= 8 {
+		if x := binary.LittleEndian.Uint64(a[:8]) ^ binary.LittleEndian.Uint64(b[:8]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+		a, b, i = a[8:], b[8:], i+8
 	}
-	return i
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	return i + k
 }
 
 // commonSuffix returns the length of the longest common suffix of a and b.

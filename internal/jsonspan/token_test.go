@@ -37,3 +37,27 @@ func TestTokenEndValid(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenEndScan: TokenEnd's own scans of strings and integers end
+// where the validator's scan does, at every offset of random inputs.
+func TestTokenEndScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "\"\"\\0123456789.eE+-,} ab\x01\xc3\xa9tru{["
+	for range 100000 {
+		b := make([]byte, 1+rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		for i := range b {
+			want := -1
+			if b[i] != '{' && b[i] != '[' {
+				if end, ok := scan(b, i, 0); ok {
+					want = end
+				}
+			}
+			if got := TokenEnd(b, i); got != want {
+				t.Fatalf("TokenEnd(%q, %d) = %d, the scan says %d", b, i, got, want)
+			}
+		}
+	}
+}
