@@ -121,9 +121,7 @@ func (m *Machine) markPrefixSoFar(b []byte) bool {
 // markPrefix refuses into one of a line without '<', when openerAt would
 // have started one for that line (bare.go); else the line is no markup.
 func (m *Machine) bareFromMark(seen []byte) lexer.BareVerdict {
-	var buf [16]byte // markPrefixSoFar refuses within its first 16 bytes
-	line := buf[:copy(buf[:], m.buf)]
-	line = line[:len(line)+copy(buf[len(line):], seen)]
+	line := m.heldLine(seen)
 	if !(bareFirst[line[0]] && m.mayBeBare(line) || m.mayToolLine(line)) {
 		return lexer.BareFail
 	}
@@ -136,6 +134,18 @@ func (m *Machine) bareFromMark(seen []byte) lexer.BareVerdict {
 		}
 	}
 	return lexer.BareMore
+}
+
+// heldLine returns the line a probe holds, m.buf then seen, in m.buf's
+// room after its bytes (m.buf itself unchanged): a copy in an array of
+// its own would be made on the heap, the checks it goes to calling
+// Options.Declared.
+func (m *Machine) heldLine(seen []byte) []byte {
+	n := len(m.buf)
+	m.buf = append(m.buf, seen...)
+	line := m.buf
+	m.buf = m.buf[:n]
+	return line
 }
 
 // mayMarkLine reports whether the line that starts b may be a marker line

@@ -62,13 +62,10 @@ func (m *Machine) mayToolLine(b []byte) bool {
 // block opener's only while it may be a declared tool's, as openerAt
 // starts one for the whole line.
 func (m *Machine) toolLineSoFar(seen []byte) bool {
-	var buf [maxBareWord + 1]byte
-	if len(m.buf)+len(seen) > len(buf) {
+	if len(m.buf)+len(seen) > maxBareWord+1 {
 		return false // longer than a name and its '>'
 	}
-	line := buf[:copy(buf[:], m.buf)]
-	line = line[:len(line)+copy(buf[len(line):], seen)]
-	return m.mayToolLine(line)
+	return m.mayToolLine(m.heldLine(seen)) // markline.go
 }
 
 // declNames are the declared tools' names, lower case and sorted, for
