@@ -241,9 +241,6 @@ func (l *bareLines) nameByte(c byte) bool {
 	}
 	l.word[l.nw] = c
 	l.nw++
-	if l.tags {
-		return true // a tool-name tag: any name (toolline.go)
-	}
 	w := string(l.word[:l.nw])
 	for _, n := range bareNames {
 		if strings.HasPrefix(n, w) {
@@ -276,7 +273,9 @@ func (m *Machine) textBare(b []byte) int {
 					start = p.bare.call
 				}
 				v, end = m.markLineEnd(start, b[:i]), i // markline.go
-			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) || !p.bare.rec.InName() && !p.bare.attrsOK() && !(p.bare.eol && isSpace(c))) {
+			} else if p.state == pBareBlock && p.bare.eol && !m.markPrefixSoFar(b[:i+1]) {
+				v = m.bareFromMark(b[:i+1]) // markline.go
+			} else if v = p.bare.rec.Step(c); v == lexer.BareMore && p.state == pBareBlock && (p.bare.rec.InName() && !p.bare.nameByte(c) && !(p.bare.tags && m.toolLineSoFar(b[:i+1])) || !p.bare.rec.InName() && !p.bare.attrsOK() && !(p.bare.eol && isSpace(c))) {
 				v = lexer.BareFail
 			}
 			switch v {

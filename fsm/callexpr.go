@@ -108,6 +108,16 @@ func (p *probe) labelEnd() probeVerdict {
 	return pvMore
 }
 
+// spacedLead reports whether the callee a line call's probe read may be
+// followed by blanks whatever the declared tools (as mayExprLine holds
+// such a line): print or await without a namespace, or a label's first
+// word.
+func (p *probe) spacedLead() bool {
+	w := p.val[:p.nval]
+	return !p.expr.ns && (p.expr.wrap == 0 && string(w) == "print" || !p.expr.await && string(w) == "await") ||
+		!p.expr.guessed() && p.expr.words == 0 && labelLead(w)
+}
+
 // nextWord steps the probe by c, a word's first byte after a word and
 // spaces: after `await` it starts the callee, else the word before was one
 // of a label's.
@@ -116,7 +126,7 @@ func (p *probe) nextWord(c byte) probeVerdict {
 	case w == "await" && !p.expr.await && !p.expr.ns:
 		p.expr.await = true
 	case !p.expr.guessed() && p.expr.words == 0 && !labelLead(p.val[:p.nval]):
-		return p.shellKey(c) // shellcall.go
+		return p.shellKey(c) // shellcall.go: the machine reads on only after a declared callee
 	case p.expr.guessed() || p.expr.words > 0 || !labelLead(p.val[:p.nval]):
 		return pvNot
 	default:

@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,9 +69,13 @@ func TestExprLinePrefixes(t *testing.T) {
 func TestShellLineSteps(t *testing.T) {
 	m := &Machine{opt: Options{Declared: func(w []byte) bool { return string(w) == "read_file" }}}
 	verdict := func(line string) probeVerdict {
-		p := &probe{state: pList, py: true, lineCall: true}
+		m.probe = &probe{state: pList, py: true, lineCall: true}
 		for i := 0; i < len(line); i++ {
-			if v := p.step(line[i]); v != pvMore {
+			v := m.probe.step(line[i])
+			if v == pvIfDeclared {
+				v = m.declaredCallee()
+			}
+			if v != pvMore {
 				return v
 			}
 		}
@@ -82,10 +87,46 @@ func TestShellLineSteps(t *testing.T) {
 			assert.True(t, m.mayExprLine([]byte(line[:i])), "%q: held", line[:i])
 		}
 	}
-	for _, line := range []string{"read_file path=a\n", "read_file path=\"a\" x\n", "read_file is good\n", "read_file path=\"a\n\"\n", "Tool read_file path=\"a\"\n"} {
+	for _, line := range []string{"read_file path=a\n", "read_file path=\"a\" x\n", "read_file is good\n", "read_file path=\"a\n\"\n", "Tool read_file path=\"a\"\n",
+		"write_file path=\"a\"\n", "Ab A=\"</invoke>"} { // undeclared callees: refused at their first key, as mayExprLine refuses the line
 		assert.Equal(t, pvNot, verdict(line), "%q", line)
 	}
 	assert.False(t, m.mayExprLine([]byte("write_file path=\"a\"")), "an undeclared name is not held")
+}
+
+// TestProbeWithinMayLineCall is TestExprLinePrefixes the other way: at
+// every byte of a line call's probe that reads on, mayLineCall holds the
+// line so far (else the line whose bytes come in one chunk is text at
+// once, and the same line cut after its first word is probed on: markup
+// in its quotes is text one way, markup the other). Lines are made of
+// words, names and punctuation at random (a fixed seed).
+func TestProbeWithinMayLineCall(t *testing.T) {
+	m := &Machine{opt: Options{Declared: func(w []byte) bool { return string(w) == "read_file" || string(w) == "terminal" }}}
+	parts := []string{"read_file", "terminal", "Ab", "await", "print", "Action", "Tool", "call", "default_api", "functions",
+		".", ":", " ", "  ", "\t", "\n", "\r", "(", ")", "=", "\"", "'", "x", "-", "{", "path", "1"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		var line []byte
+		for n := 1 + rng.IntN(7); n > 0; n-- {
+			line = append(line, parts[rng.IntN(len(parts))]...)
+		}
+		if !isWordByte(line[0]) {
+			continue
+		}
+		m.probe = &probe{state: pList, py: true, lineCall: true}
+		for i, c := range line {
+			v := m.probe.step(c)
+			if v == pvIfDeclared {
+				v = m.declaredCallee()
+			}
+			if v != pvMore {
+				break
+			}
+			if !m.mayLineCall(line[:i+1]) {
+				t.Fatalf("%q: the probe reads on, mayLineCall does not hold the line", line[:i+1])
+			}
+		}
+	}
 }
 
 // TestForLabelArgs: a label line `[LABEL: NAME for KEY 'VALUE']` gives the

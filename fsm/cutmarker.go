@@ -1,6 +1,10 @@
 package fsm
 
-import "github.com/toolsieve/toolsieve/lexer"
+import (
+	"bytes"
+
+	"github.com/toolsieve/toolsieve/lexer"
+)
 
 // A marker cut short by the end of the answer, after recovered calls: a
 // section closer without its last bytes (`<|tool_calls_section_end|`), a
@@ -42,11 +46,34 @@ func (m *Machine) cutMarker(t *lexer.Token) bool {
 
 // dropCut takes a marker cut short out of the text: in a block, as part of
 // the block's markup (what the block holds goes before it); in text, as a
-// stray token.
-func (m *Machine) dropCut(raw []byte) {
+// stray token, which it returns to be discarded (discardCut) once the end
+// of input has given back what the text level holds before it (a ']'
+// that may begin a sentinel, a word line, a label): discarded at once,
+// it went out before those bytes.
+func (m *Machine) dropCut(raw []byte) []byte {
 	if m.lv == lvBlock {
 		m.add(raw)
-		return
+		return nil
 	}
-	m.sink.Discard(raw, DiscardStrayToken)
+	return bytes.Clone(raw)
+}
+
+// closeToken handles token t that the lexer gives back at the end of
+// input: a marker cut short in the text is returned to be discarded after
+// eof (dropCut); a cut marker returned before is discarded first if t
+// follows it (the lexer gives back one token, but nothing may leave it out).
+func (m *Machine) closeToken(t *lexer.Token, cut []byte) []byte {
+	m.discardCut(cut)
+	if t.Kind == lexer.Text && m.cutMarker(t) {
+		return m.dropCut(t.Raw)
+	}
+	m.token(t)
+	return nil
+}
+
+// discardCut discards the marker cut short that dropCut returned, if any.
+func (m *Machine) discardCut(raw []byte) {
+	if raw != nil {
+		m.sink.Discard(raw, DiscardStrayToken)
+	}
 }

@@ -540,19 +540,17 @@ func (m *Machine) close() {
 		return
 	}
 	m.lex.Feed(nil)
+	var cut []byte // a marker cut short in the text, discarded after what the text level holds
 	for {
 		m.watchLines()
 		t, ok := m.lex.Next(true)
 		if !ok {
 			break
 		}
-		if t.Kind == lexer.Text && m.cutMarker(t) { // cutmarker.go
-			m.dropCut(t.Raw)
-			continue
-		}
-		m.token(t)
+		cut = m.closeToken(t, cut) // cutmarker.go
 	}
 	m.eof()
+	m.discardCut(cut)
 	m.endThink()
 	m.releaseHeader()
 	m.loop.release() // the end of input: no loop

@@ -100,6 +100,54 @@ func markPrefix(b []byte) bool {
 	return i == len(b) || lexer.BarAt(b, i) > 0 || len(b)-i < 3 && b[i] >= 0xE2 // a bar, or a wide bar cut short
 }
 
+// markPrefixSoFar is markPrefix for the line a marker line's probe holds,
+// m.buf then b: the probe reads on as a marker line's only while
+// mayMarkLine, which started it, would hold the line; else as a line
+// without '<' (bareFromMark), or not at all. A probe that read on with
+// neither held a line whose first byte ended a chunk (`d` of `done`)
+// where the same line in one chunk was text, and a marker the end cuts
+// short after it was text one way, dropped the other.
+func (m *Machine) markPrefixSoFar(b []byte) bool {
+	var line [16]byte
+	if len(m.buf)+len(b) > len(line) {
+		return true // markPrefix held the first 16 bytes
+	}
+	n := copy(line[:], m.buf)
+	n += copy(line[n:], b)
+	return markPrefix(line[:lexer.CompleteUTF8(line[:n])]) // a bar cut short is read whole
+}
+
+// bareFromMark turns a marker line's probe whose line, m.buf then seen,
+// markPrefix refuses into one of a line without '<', when openerAt would
+// have started one for that line (bare.go); else the line is no markup.
+func (m *Machine) bareFromMark(seen []byte) lexer.BareVerdict {
+	line := m.heldLine(seen)
+	if !(bareFirst[line[0]] && m.mayBeBare(line) || m.mayToolLine(line)) {
+		return lexer.BareFail
+	}
+	m.startBare(false)
+	p := m.probe
+	for _, c := range line { // read again as the line's start, as bareFrom does
+		p.bare.rec.Step(c)
+		if p.bare.rec.InName() {
+			p.bare.nameByte(c)
+		}
+	}
+	return lexer.BareMore
+}
+
+// heldLine returns the line a probe holds, m.buf then seen, in m.buf's
+// room after its bytes (m.buf itself unchanged): a copy in an array of
+// its own would be made on the heap, the checks it goes to calling
+// Options.Declared.
+func (m *Machine) heldLine(seen []byte) []byte {
+	n := len(m.buf)
+	m.buf = append(m.buf, seen...)
+	line := m.buf
+	m.buf = m.buf[:n]
+	return line
+}
+
 // mayMarkLine reports whether the line that starts b may be a marker line
 // without brackets, as far as b shows.
 func (m *Machine) mayMarkLine(b []byte) bool {

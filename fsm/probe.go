@@ -155,11 +155,12 @@ const (
 type probeVerdict uint8
 
 const (
-	pvMore  probeVerdict = iota // the byte is held; read on
-	pvNot                       // not a call: the byte is not part of one
-	pvName                      // the byte completed the first call's name
-	pvFrame                     // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
-	pvShell                     // the byte ended a shell-style line call (shellcall.go)
+	pvMore       probeVerdict = iota // the byte is held; read on
+	pvNot                            // not a call: the byte is not part of one
+	pvName                           // the byte completed the first call's name
+	pvFrame                          // the held bytes are a dialect's framing (functionary_v32's `>>>all\n`)
+	pvShell                          // the byte ended a shell-style line call (shellcall.go)
+	pvIfDeclared                     // the byte is held if the callee is a declared tool's name (declaredCallee)
 )
 
 // probe matches the start of a call in text one byte at a time.
@@ -208,7 +209,7 @@ func (p *probe) step(c byte) probeVerdict {
 		}
 	case pList:
 		switch {
-		case ws:
+		case c == ' ' || c == '\t' || ws && !p.lineCall: // a line call's prefix ends with its line (mayExprLine)
 		case c == '{' && p.json:
 			p.state = pKeyQuote
 		case isWordByte(c) && p.py:
@@ -230,6 +231,9 @@ func (p *probe) step(c byte) probeVerdict {
 			p.nval++
 		case c == ' ' || c == '\t':
 			p.state = pCalleeSp
+			if p.lineCall && !p.spacedLead() {
+				return pvIfDeclared // callexpr.go
+			}
 		case c == '(':
 			return p.callParen()
 		case c == ':' && p.headWord():
@@ -607,6 +611,9 @@ func (m *Machine) textInProbe(b []byte) int {
 	}
 	for i, c := range b {
 		v := m.probe.step(c)
+		if v == pvIfDeclared {
+			v = m.declaredCallee()
+		}
 		if v == pvMore && len(m.buf)+i+1 <= maxProbe {
 			continue
 		}

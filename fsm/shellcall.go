@@ -21,10 +21,26 @@ import (
 // introduces an illustration ("Usage:", see illustrates).
 
 // shellKey starts a shell-style line call's first key at c, after the
-// callee (p.val) and a space.
+// callee (p.val) and a space. The verdict, pvIfDeclared, leaves it to the
+// machine to read on (declaredCallee): mayExprLine holds such a line only
+// after a declared tool's name.
 func (p *probe) shellKey(c byte) probeVerdict {
 	p.key[0], p.nkey, p.state = c, 1, pShKey
-	return pvMore
+	return pvIfDeclared
+}
+
+// declaredCallee is the verdict on a byte that a line call's probe reads
+// on with only after a declared tool's name (pvIfDeclared): a shell-style
+// call's first key, the blank after a callee (callexpr.go). mayExprLine
+// holds such a line only then; a probe that read on without it would
+// hold a line cut after its first word that the same line in one chunk
+// gives to the text at once (its quotes hiding the markup after them, a
+// marker the end cuts short after it kept as text, not dropped).
+func (m *Machine) declaredCallee() probeVerdict {
+	if m.declared(m.probe.val[:m.probe.nval]) {
+		return pvMore
+	}
+	return pvNot
 }
 
 // shellStep advances the probe through a shell-style line call's pairs.

@@ -43,6 +43,7 @@ func (m *Machine) fenceLineCall(b []byte) bool {
 	}
 	m.startProbe(m.textOff, false)
 	m.startLineCall()
+	m.fence.phase = fBody // a line that is no call makes the rest code (fenceCallDone: the next line after a call)
 	return true
 }
 

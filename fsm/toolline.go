@@ -57,6 +57,17 @@ func (m *Machine) mayToolLine(b []byte) bool {
 	return b[j] == '>' && m.opt.Declared(b[:j])
 }
 
+// toolLineSoFar is mayToolLine for the line a probe of a line without
+// '<' holds, m.buf then seen: the probe reads on with a name that is no
+// block opener's only while it may be a declared tool's, as openerAt
+// starts one for the whole line.
+func (m *Machine) toolLineSoFar(seen []byte) bool {
+	if len(m.buf)+len(seen) > maxBareWord+1 {
+		return false // longer than a name and its '>'
+	}
+	return m.mayToolLine(m.heldLine(seen)) // markline.go
+}
+
 // declNames are the declared tools' names, lower case and sorted, for
 // mayToolLine: a line's first word that a chunk's end cuts (`rea|d_file>`)
 // holds the line back only when it may still become one of them. Without
