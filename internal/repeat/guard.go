@@ -247,15 +247,20 @@ func (g *Guard) hashed(p []byte) bool {
 }
 
 // hasNewline reports whether p holds a newline; short slices are checked
-// inline, eight bytes at a time (a newline is a zero byte after an xor).
+// inline, as two words (overlapping) or two halves of one: a newline is a
+// zero byte after an xor.
 func hasNewline(p []byte) bool {
-	if len(p) > 16 {
+	const nl = '\n' * lsb
+	switch n := len(p); {
+	case n > 16:
 		return bytes.IndexByte(p, '\n') >= 0
-	}
-	for ; len(p) >= 8; p = p[8:] {
-		if x := binary.LittleEndian.Uint64(p) ^ '\n'*lsb; (x-lsb)&^x&high != 0 {
-			return true
-		}
+	case n >= 8:
+		x, y := binary.LittleEndian.Uint64(p)^nl, binary.LittleEndian.Uint64(p[n-8:])^nl
+		return ((x-lsb)&^x|(y-lsb)&^y)&high != 0
+	case n >= 4:
+		x := uint64(binary.LittleEndian.Uint32(p))<<32 | uint64(binary.LittleEndian.Uint32(p[n-4:]))
+		x ^= nl
+		return (x-lsb)&^x&high != 0
 	}
 	for _, c := range p {
 		if c == '\n' {
