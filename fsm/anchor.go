@@ -352,13 +352,11 @@ func schemaLike(members map[string]json.RawMessage) bool {
 	return props && (typ || req)
 }
 
-// beforeLabelLine returns b up to a line inside it that starts with '[',
-// when label lines may anchor a call: that line then starts the next text
-// handled, where a label is looked for (startsLabel).
-func (m *Machine) beforeLabelLine(b []byte) []byte {
-	if m.code != codeNone || !m.anchorsLabels() {
-		return b
-	}
+// beforeLabelLine returns b up to a line inside it that starts with '[';
+// when label lines may anchor a call (anchorsLabels, tested in line by
+// the caller), that line then starts the next text handled, where a label
+// is looked for (startsLabel).
+func beforeLabelLine(b []byte) []byte {
 	if k := bytes.Index(b, []byte("\n[")); k >= 0 {
 		return b[:k+1]
 	}

@@ -65,7 +65,7 @@ func (s *leftSink) heldLen() int { return len(s.held) + len(s.tail) }
 
 func (s *leftSink) Text(b []byte) {
 	if len(b) > 0 && s.closer == nil && len(s.held) == 0 && !(s.start && leadByte(b[0])) &&
-		inLine(b) { // the short way: a delta inside a line, no lead
+		inLine(b) { // the short way: text inside a line, no lead
 		s.start = false
 		if s.blank {
 			s.blank = isBlank(b)
@@ -91,8 +91,11 @@ func (s *leftSink) Text(b []byte) {
 }
 
 // inLine reports whether b is short (a stream's delta) and holds no
-// newline; it is looked at inline.
+// newline; it is looked at in line, four to eight bytes as one word.
 func inLine(b []byte) bool {
+	if len(b) >= 4 && len(b) <= 8 {
+		return zeroByte(shortWord(b)^('\n'*ones)) == 0
+	}
 	if len(b) > 16 {
 		return false
 	}
@@ -132,25 +135,19 @@ func (s *leftSink) plain(b []byte) int {
 // and returns how many it took; at the first that may not, it lets the
 // held bytes go on as text (a lead that began in b: with the rest of b).
 func (s *leftSink) lead(b []byte) int {
-	fresh := len(s.held) == 0
+	old := len(s.held)
 	s.held = append(s.held, b...) // most often all of b may belong to it: one look
-	if ok, _ := leadShape(s.held); ok && len(s.held) <= maxLead {
+	k := min(leadFit(s.held), maxLead)
+	if k == len(s.held) {
 		return len(b)
 	}
-	s.held = s.held[:len(s.held)-len(b)]
-	for i, c := range b {
-		s.held = append(s.held, c)
-		if ok, _ := leadShape(s.held); !ok || len(s.held) > maxLead {
-			s.held = s.held[:len(s.held)-1]
-			if fresh {
-				s.held, s.start = s.held[:0], false
-				return 0
-			}
-			s.release()
-			return i
-		}
+	s.held = s.held[:k] // k >= old: the held bytes may belong to it
+	if old == 0 {
+		s.held, s.start = s.held[:0], false
+		return 0
 	}
-	return len(b)
+	s.release()
+	return k - old
 }
 
 // release lets the held lead go on as text.
@@ -341,25 +338,43 @@ func leadByte(c byte) bool { return c == '`' || c == '<' || c == '[' }
 // leadShape reports whether h may still become a lead (ok) and whether it
 // is one (whole): its line ended, and only whitespace followed.
 func leadShape(h []byte) (ok, whole bool) {
-	n, done := leadLine(h)
-	if n < 0 {
-		return false, false
-	}
+	n, done := leadPrefix(h)
 	if !done {
-		return true, false
+		return n == len(h), false
 	}
-	for _, c := range h[n:] {
-		if !isSpace(c) {
-			return false, false
+	ok = isBlank(h[n:])
+	return ok, ok
+}
+
+// leadFit returns how many bytes at the start of h may still become a lead:
+// leadShape(h[:k]) is ok for every k up to it and for none above (a byte
+// that cannot belong to a lead makes no longer text one), so one look
+// finds where held text stops being one.
+func leadFit(h []byte) int {
+	n, done := leadPrefix(h)
+	if done {
+		for n < len(h) && isSpace(h[n]) {
+			n++
 		}
 	}
-	return true, true
+	return n
 }
 
 // leadLine reads the lead's own line at the start of h: the bytes up to
 // and with its line end, and whether that came (done); n < 0 when h
 // cannot be the start of a lead.
 func leadLine(h []byte) (n int, done bool) {
+	n, done = leadPrefix(h)
+	if !done && n < len(h) {
+		return -1, false
+	}
+	return n, done
+}
+
+// leadPrefix reads the lead's own line at the start of h: the bytes up
+// to and with its line end and whether that came (done); when it did not
+// and n < len(h), h[n] is the first byte that cannot belong to a lead.
+func leadPrefix(h []byte) (n int, done bool) {
 	if len(h) == 0 {
 		return 0, false
 	}
@@ -369,15 +384,12 @@ func leadLine(h []byte) (n int, done bool) {
 		for i < len(h) && h[i] == '`' {
 			i++
 		}
-		if i == len(h) {
+		if i == len(h) || i < 3 || i > 16 {
 			return i, false
-		}
-		if i < 3 || i > 16 {
-			return -1, false
 		}
 		for k := 0; i < len(h) && (isWordByte(h[i]) || isDigit(h[i])); i, k = i+1, k+1 {
 			if k >= maxFenceInfo {
-				return -1, false
+				return i, false
 			}
 		}
 	case '<', '[':
@@ -390,18 +402,15 @@ func leadLine(h []byte) (n int, done bool) {
 			c := h[i]
 			word := isWordByte(c) || isDigit(c) || c == '-' && h[0] == '<'
 			if !word || i > lexer.MaxNameLen || i == 1 && !isLetter(c) || h[0] == '[' && c >= 'a' && c <= 'z' {
-				return -1, false
+				return i, false
 			}
 		}
-		if i == len(h) {
+		if i == len(h) || i == 1 {
 			return i, false
-		}
-		if i == 1 {
-			return -1, false
 		}
 		i++
 	default:
-		return -1, false
+		return 0, false
 	}
 	for ; i < len(h); i++ {
 		switch h[i] {
@@ -409,7 +418,7 @@ func leadLine(h []byte) (n int, done bool) {
 		case '\n':
 			return i + 1, true
 		default:
-			return -1, false
+			return i, false
 		}
 	}
 	return i, false

@@ -491,7 +491,7 @@ func (m *Machine) write(p []byte) {
 		m.discardStopped(p, false)
 		return
 	}
-	if held, n, ok := m.WritePlain(p); ok {
+	if held, n, ok := m.writePlain(p); ok {
 		if held != nil {
 			m.sink.Text(held)
 		}
@@ -769,7 +769,9 @@ func (m *Machine) textInText(b []byte) int {
 	if m.labelHeld() || m.startsLabel(b) {
 		return m.textLabel(b)
 	}
-	b = m.beforeLabelLine(b) // anchor.go
+	if m.anchorsLabels() {
+		b = beforeLabelLine(b) // anchor.go
+	}
 	if m.code == codeSpan {
 		if i := indexByte(b, '\n'); i >= 0 {
 			m.code = codeNone

@@ -1,6 +1,10 @@
 package fsm
 
-import "github.com/toolsieve/toolsieve/internal/jsonspan"
+import (
+	"bytes"
+
+	"github.com/toolsieve/toolsieve/internal/jsonspan"
+)
 
 // JSON objects that name a tool but are not calls: a tool's definition
 // (`{"name": .., "description": .., "input_schema": {..}}`, as a tools
@@ -21,8 +25,15 @@ import "github.com/toolsieve/toolsieve/internal/jsonspan"
 // or "properties" with "type" or "required" at their top) are never a
 // call's.
 
-// schemaArgs reports whether the arguments a are a JSON schema.
+// schemaArgs reports whether the arguments a are a JSON schema. Keys are
+// compared as written, so without the bytes of one of the keys it looks
+// for ("$schema", "properties") anywhere in a, a is none: most arguments
+// are told by that look, faster than a walk of their members (a long
+// string value costs a stop at each escape).
 func schemaArgs(a []byte) bool {
+	if !schemaKeyIn(a) {
+		return false
+	}
 	ms, ok := jsonspan.Members(a, 0, nil)
 	if !ok {
 		return false
@@ -41,6 +52,24 @@ func schemaArgs(a []byte) bool {
 		}
 	}
 	return props && (typ || req)
+}
+
+// schemaKeyIn reports whether a holds "properties" or "$schema" (quotes
+// included) anywhere. It goes from quote to quote (bytes.Index compares
+// at every byte once a few quotes came close together).
+func schemaKeyIn(a []byte) bool {
+	for i := bytes.IndexByte(a, '"'); i >= 0; {
+		rest := a[i+1:]
+		if bytes.HasPrefix(rest, []byte(`properties"`)) || bytes.HasPrefix(rest, []byte(`$schema"`)) {
+			return true
+		}
+		k := bytes.IndexByte(rest, '"')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
 }
 
 // notCall reports whether the JSON object out, whose members are ms, is a

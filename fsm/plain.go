@@ -31,8 +31,14 @@ var markerStart = lexer.Triggers()
 // text level, outside code, with nothing held (a word line, a label, a
 // call that may belong to a loop, a marker's start) and no stray closers
 // in a row.
+// Its first tests are made in line: in code or a call they fail.
 func (m *Machine) idle() bool {
-	return m.lv == lvText && m.code == codeNone && m.wl == wlNone && !m.labelHeld() && !m.fresh &&
+	return m.lv == lvText && m.code == codeNone && m.idleText()
+}
+
+// idleText is idle at the text level outside code.
+func (m *Machine) idleText() bool {
+	return m.wl == wlNone && !m.labelHeld() && !m.fresh &&
 		m.strays == 0 && m.openers == 0 && !m.loop.busy() && !m.left.busy() && m.thinking() == nil && m.lex.Idle()
 }
 
@@ -102,6 +108,16 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 		m.tail.writeAny(p)
 	}
 	return nil, n, true
+}
+
+// writePlain is WritePlain for write, the long way's first step: the
+// parser asked WritePlain already (Feed), so a machine that is neither
+// idle nor at the output's start (in code, in a call) is told in line.
+func (m *Machine) writePlain(p []byte) (held []byte, n int, ok bool) {
+	if m.plain || m.fresh {
+		held, n, ok = m.WritePlain(p)
+	}
+	return
 }
 
 // plainStops looks at the bytes of plainStop in p (plainLines): it

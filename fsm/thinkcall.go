@@ -80,10 +80,15 @@ func (m *Machine) tagInThink(t *lexer.Token) {
 // backToThink returns to reasoning once a unit opened in it has ended. The
 // reasoning's closer t (nil: none) ends a unit still open as the end of
 // input would: the unit cannot reach past the reasoning it was written in.
+// It is tested in line: most of the time no reasoning holds calls.
 func (m *Machine) backToThink(t *lexer.Token) {
-	if m.thinking() == nil {
-		return
+	if m.thinking() != nil {
+		m.thinkAgain(t)
 	}
+}
+
+// thinkAgain is backToThink while reasoning holds calls.
+func (m *Machine) thinkAgain(t *lexer.Token) {
 	if m.lv != lvText && m.lv != lvThink && m.lv != lvStopped && t != nil && thinkEnd(t) {
 		m.eof()
 		if m.lv != lvText {
