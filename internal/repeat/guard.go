@@ -247,10 +247,20 @@ func (g *Guard) hashed(p []byte) bool {
 }
 
 // hasNewline reports whether p holds a newline; short slices are checked
-// inline.
+// inline, as two words (overlapping) or two halves of one: a newline is a
+// zero byte after an xor.
 func hasNewline(p []byte) bool {
-	if len(p) > 16 {
+	const nl = '\n' * lsb
+	switch n := len(p); {
+	case n > 16:
 		return bytes.IndexByte(p, '\n') >= 0
+	case n >= 8:
+		x, y := binary.LittleEndian.Uint64(p)^nl, binary.LittleEndian.Uint64(p[n-8:])^nl
+		return ((x-lsb)&^x|(y-lsb)&^y)&high != 0
+	case n >= 4:
+		x := uint64(binary.LittleEndian.Uint32(p))<<32 | uint64(binary.LittleEndian.Uint32(p[n-4:]))
+		x ^= nl
+		return (x-lsb)&^x&high != 0
 	}
 	for _, c := range p {
 		if c == '\n' {
@@ -259,6 +269,12 @@ func hasNewline(p []byte) bool {
 	}
 	return false
 }
+
+// Bytes of a word, for tests of its bytes.
+const (
+	lsb  = 0x0101010101010101
+	high = 0x8080808080808080
+)
 
 // text is Text's long way.
 func (g *Guard) text(p []byte, prev uint32) int {
@@ -534,16 +550,35 @@ const (
 	markupBit = 1 << 63
 )
 
-// hashBytes adds b to FNV-1a hash h, digits folded when fold.
+// hashBytes adds b to FNV-1a hash h, digits folded when fold (by a table:
+// no branch on a byte, digits among letters are no pattern to predict).
 func hashBytes(h uint64, b []byte, fold bool) uint64 {
+	t := &asIs
+	if fold {
+		t = &digitsFolded
+	}
+	for ; len(b) >= 4; b = b[4:] {
+		h = (h ^ uint64(t[b[0]])) * fnvPrime
+		h = (h ^ uint64(t[b[1]])) * fnvPrime
+		h = (h ^ uint64(t[b[2]])) * fnvPrime
+		h = (h ^ uint64(t[b[3]])) * fnvPrime
+	}
 	for _, c := range b {
-		if fold && '0' <= c && c <= '9' {
-			c = '0'
-		}
-		h = (h ^ uint64(c)) * fnvPrime
+		h = (h ^ uint64(t[c])) * fnvPrime
 	}
 	return h
 }
+
+// asIs maps each byte to itself; digitsFolded maps digits to '0'.
+var asIs, digitsFolded = func() (a, f [256]byte) {
+	for c := range 256 {
+		a[c], f[c] = byte(c), byte(c)
+		if '0' <= c && c <= '9' {
+			f[c] = '0'
+		}
+	}
+	return a, f
+}()
 
 // pushPiece pushes the piece in progress, whose last four bytes (at most)
 // are tail32, unless it is only whitespace, and reports whether it did. Its

@@ -208,14 +208,15 @@ func nearest(w []byte, lo, hi, k1, k2 int, last uint64) int {
 }
 
 // rarest returns the position of the least common of needle's eight
-// bytes (the first of those least common) and another four bytes away.
+// bytes (the first of those least common) and another four bytes away:
+// the least of their ranks, each with its position in its low bits (no
+// branch on a rank: which byte is rarest is no pattern to predict).
 func rarest(needle uint64) (k1, k2 int) {
-	r := common[byte(needle)]
-	for i := 1; i < 8 && r > 0; i++ {
-		if c := common[byte(needle>>(8*i))]; c < r {
-			k1, r = i, c
-		}
+	r := uint(common[byte(needle)]) << 3
+	for i := 1; i < 8; i++ {
+		r = min(r, uint(common[byte(needle>>(8*i))])<<3|uint(i))
 	}
+	k1 = int(r & 7)
 	return k1, k1 ^ 4
 }
 
