@@ -27,10 +27,7 @@ func TestTokenEndValid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const alphabet = "\"\\u0e9aE.+-truefalsn \x01\xc3\xa9{["
 	for range 200000 {
-		b := make([]byte, 1+rng.IntN(8))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
+		b := randFrom(rng, alphabet, 1+rng.IntN(8))
 		want := Valid(b) && b[0] != '{' && b[0] != '[' && !IsSpace(b[0]) && !IsSpace(b[len(b)-1])
 		if got := TokenEnd(b, 0) == len(b); got != want {
 			t.Fatalf("%q: TokenEnd says %v, Valid %v", b, got, want)
@@ -44,10 +41,7 @@ func TestTokenEndScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const alphabet = "\"\"\\0123456789.eE+-,} ab\x01\xc3\xa9tru{["
 	for range 100000 {
-		b := make([]byte, 1+rng.IntN(24))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
+		b := randFrom(rng, alphabet, 1+rng.IntN(24))
 		for i := range b {
 			want := -1
 			if b[i] != '{' && b[i] != '[' {
@@ -60,4 +54,14 @@ func TestTokenEndScan(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randFrom returns n bytes drawn from alphabet, a byte given twice being
+// drawn twice as often.
+func randFrom[T string | []byte](rng *rand.Rand, alphabet T, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return b
 }
