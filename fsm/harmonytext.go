@@ -1,6 +1,10 @@
 package fsm
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/toolsieve/toolsieve/internal/swar"
+)
 
 // A harmony model whose special tokens were stripped (or never sampled)
 // writes its call header as plain words before the arguments:
@@ -190,13 +194,13 @@ func (s *headerSink) mayHold(p []byte) bool {
 
 // eqFree reports whether p is short (a delta) and holds no '=', which
 // both ways of holding need: four to eight bytes are tested as one word
-// (shortWord, zeroByte: plain.go).
+// (internal/swar).
 func eqFree(p []byte) bool {
 	switch {
 	case len(p) > 8:
 		return false
 	case len(p) >= 4:
-		return zeroByte(shortWord(p)^('='*ones)) == 0
+		return swar.ZeroBytes(swar.Short(p)^swar.Splat('=')) == 0
 	}
 	for _, c := range p {
 		if c == '=' {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolsieve/toolsieve/internal/swar"
 )
 
 // TestNextStop checks the word-at-a-time scan against the table, for every
@@ -53,16 +55,16 @@ func TestShortWord(t *testing.T) {
 			for c := 0; c < 256; c++ {
 				p := letters(n)
 				p[pos] = byte(c)
-				w := shortWord(p)
+				w := swar.Short(p)
 				want := false
 				for _, b := range p {
 					want = want || plainStop[b]
 				}
 				if got := mayStop(w); got != want {
-					t.Fatalf("mayStop(shortWord(%q)) = %v, want %v", p, got, want)
+					t.Fatalf("mayStop(swar.Short(%q)) = %v, want %v", p, got, want)
 				}
-				if got, want := zeroByte(w^('='*ones)) != 0, bytes.IndexByte(p, '=') >= 0; got != want {
-					t.Fatalf("'=' in shortWord(%q) = %v, want %v", p, got, want)
+				if got, want := swar.ZeroBytes(w^swar.Splat('=')) != 0, bytes.IndexByte(p, '=') >= 0; got != want {
+					t.Fatalf("'=' in swar.Short(%q) = %v, want %v", p, got, want)
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"unicode/utf8"
 
+	"github.com/toolsieve/toolsieve/internal/swar"
 	"github.com/toolsieve/toolsieve/lexer"
 )
 
@@ -65,9 +66,9 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	// tested in line as one word: the calls of the scans cost more.
 	w, short := uint64(0), n >= 4 && n < 8
 	if short {
-		w = shortWord(p)
+		w = swar.Short(p)
 	}
-	if s := m.hdrSink; s != nil && (len(s.held) > 0 || (!short || zeroByte(w^('='*ones)) != 0) && s.mayHold(p)) {
+	if s := m.hdrSink; s != nil && (len(s.held) > 0 || (!short || swar.ZeroBytes(w^swar.Splat('=')) != 0) && s.mayHold(p)) {
 		return nil, 0, false // a plain-text harmony header (harmonytext.go; a short chunk without '=' is let through here, eqFree tests the others)
 	}
 	stop := !short || mayStop(w) // for a short chunk: it holds a stop byte
@@ -264,29 +265,16 @@ func (m *Machine) flushWord() {
 	m.write(h)
 }
 
-// Word-at-a-time scanning for the bytes of plainStop: eight bytes are
-// tested at once for a zero byte in each of four masks, one per pair of
-// stop bytes that differ in one bit ('\n' '*', '[' '{', '<' '>', '`').
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// zeroByte is non-zero when a byte of x is zero.
-func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
-
-// shortWord returns the bytes of p, four to eight of them, as one word:
-// its first four bytes and its last four, which overlap, so that a test
-// of the word's eight bytes tests each byte of p.
-func shortWord(p []byte) uint64 {
-	return uint64(binary.LittleEndian.Uint32(p)) | uint64(binary.LittleEndian.Uint32(p[len(p)-4:]))<<32
-}
+// Word-at-a-time scanning for the bytes of plainStop (internal/swar):
+// eight bytes are tested at once for a zero byte in each of four masks,
+// one per pair of stop bytes that differ in one bit ('\n' '*', '[' '{',
+// '<' '>', '`').
 
 // mayStop reports whether one of the eight bytes of w is in plainStop.
 func mayStop(w uint64) bool {
-	a := w &^ (0x20 * ones) // '*' as '\n', '{' as '['
-	b := w &^ (0x02 * ones) // '>' as '<'
-	return zeroByte(a^(0x0A*ones))|zeroByte(a^(0x5B*ones))|zeroByte(b^(0x3C*ones))|zeroByte(w^(0x60*ones)) != 0
+	a := w &^ swar.Splat(0x20) // '*' as '\n', '{' as '['
+	b := w &^ swar.Splat(0x02) // '>' as '<'
+	return swar.ZeroBytes(a^swar.Splat('\n'))|swar.ZeroBytes(a^swar.Splat('['))|swar.ZeroBytes(b^swar.Splat('<'))|swar.ZeroBytes(w^swar.Splat('`')) != 0
 }
 
 // nextStop returns the index of the first byte of plainStop in p at or

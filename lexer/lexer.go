@@ -29,6 +29,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/internal/repeat"
+	"github.com/toolsieve/toolsieve/internal/swar"
 	"golang.org/x/text/width"
 )
 
@@ -207,11 +208,9 @@ var triggers = [256]bool{'<': true, '[': true, '`': true}
 // nextTrigger returns the index of the first trigger in p at or after i,
 // or len(p): eight bytes at a time, then a table look-up per byte.
 func nextTrigger(p []byte, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(p); i += 8 {
-		w := binary.LittleEndian.Uint64(p[i:])
-		a, b, c := w^('<'*ones), w^('['*ones), w^('`'*ones)
-		if ((a-ones)&^a|(b-ones)&^b|(c-ones)&^c)&highs != 0 { // a byte of w is a trigger
+		w := swar.Load64(p, i)
+		if swar.ZeroBytes(w^swar.Splat('<'))|swar.ZeroBytes(w^swar.Splat('['))|swar.ZeroBytes(w^swar.Splat('`')) != 0 { // a byte of w is a trigger
 			break
 		}
 	}

@@ -1,5 +1,7 @@
 package sse
 
+import "github.com/toolsieve/toolsieve/internal/swar"
+
 // AppendEvent appends one event block to dst and returns the extended
 // slice: "event: typ\n" (left out when typ is ""), then one "data: line\n"
 // per line of data, then the blank line "\n".
@@ -52,13 +54,8 @@ func appendLines[T string | []byte](dst []byte, prefix string, s T) []byte {
 // len(s). It tests eight bytes at a time for either (an event's data,
 // JSON, seldom has one), then finds the byte.
 func nextEOL[T string | []byte](s T, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(s); i += 8 {
-		w := s[i : i+8]
-		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		lf, cr := x^'\n'*ones, x^'\r'*ones
-		if ((lf-ones)&^lf|(cr-ones)&^cr)&highs != 0 { // a zero byte in lf or cr
+		if x := swar.Load64(s, i); swar.ZeroBytes(x^swar.Splat('\n'))|swar.ZeroBytes(x^swar.Splat('\r')) != 0 {
 			break
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolsieve/toolsieve/internal/scanbase"
+	"github.com/toolsieve/toolsieve/internal/swar"
 )
 
 // AppendUnquoted appends the decoded bytes of the JSON string literal lit
@@ -117,7 +118,7 @@ func appendEscaped[T string | []byte](dst []byte, s T, checkUTF8 bool) []byte {
 		// to the first that does), then one at a time at the end.
 		k := 8
 		for i+8 <= len(s) {
-			x := load64(s, i)
+			x := swar.Load64(s, i)
 			if m := specialBytes(x, checkUTF8); m != 0 {
 				k = bits.TrailingZeros64(m) / 8
 			}
@@ -179,13 +180,6 @@ var safeASCII, safeBytes = func() (a, b [256]bool) {
 	return a, b
 }()
 
-// load64 reads s[i:i+8] as a little-endian word.
-func load64[T string | []byte](s T, i int) uint64 {
-	w := s[i : i+8]
-	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-}
-
 // EndsPlain reports whether byte c ends the plain run of a string's body:
 // it ends the string ('"'), begins an escape ('\\') or may not stand in a
 // string at all (a control byte). The one statement of that rule: the
@@ -198,7 +192,7 @@ func EndsPlain(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
 // offset of the first byte that does, or where fewer than eight are left.
 func SkipPlain(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
-		if m := specialBytes(load64(b, i), false); m != 0 {
+		if m := specialBytes(swar.Load64(b, i), false); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -210,16 +204,11 @@ func SkipPlain(b []byte, i int) int {
 // 0x80. Bits above the lowest one set may be false matches (borrows), so
 // the lowest one marks the first such byte exactly.
 func specialBytes(x uint64, ascii bool) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	t := (x - 0x20*ones) &^ x
-	q := x ^ '"'*ones
-	t |= (q - ones) &^ q
-	b := x ^ '\\'*ones
-	t |= (b - ones) &^ b
+	t := swar.ZeroBytes(x^swar.Splat('"')) | swar.ZeroBytes(x^swar.Splat('\\')) | (x-swar.Splat(0x20))&^x&swar.Highs
 	if ascii {
-		t |= x
+		t |= x & swar.Highs
 	}
-	return t & highs
+	return t
 }
 
 // Compact appends valid JSON v without insignificant whitespace and with
@@ -250,7 +239,7 @@ func CompactString(dst, v []byte, i int) ([]byte, int) {
 	start := i
 	for i++; i < len(v); {
 		for ; i+8 <= len(v); i += 8 { // eight bytes at a time
-			if m := specialBytes(load64(v, i), true); m != 0 {
+			if m := specialBytes(swar.Load64(v, i), true); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}
@@ -296,11 +285,10 @@ func sanitizeRune(dst, b []byte, start, i int) ([]byte, int, int) {
 // SanitizeString appends a valid JSON string token, replacing invalid
 // UTF-8 with \ufffd and escaping U+2028/U+2029.
 func SanitizeString(dst, tok []byte) []byte {
-	const highs = 0x8080808080808080
 	start := 0
 	for i := 0; i < len(tok); {
 		for ; i+8 <= len(tok); i += 8 { // ASCII, eight bytes at a time
-			if m := load64(tok, i) & highs; m != 0 {
+			if m := swar.Load64(tok, i) & swar.Highs; m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}

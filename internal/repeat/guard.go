@@ -45,6 +45,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+
+	"github.com/toolsieve/toolsieve/internal/swar"
 )
 
 // Limits are the guard's thresholds. Zero fields take the defaults.
@@ -250,17 +252,14 @@ func (g *Guard) hashed(p []byte) bool {
 // inline, as two words (overlapping) or two halves of one: a newline is a
 // zero byte after an xor.
 func hasNewline(p []byte) bool {
-	const nl = '\n' * lsb
+	nl := swar.Splat('\n')
 	switch n := len(p); {
 	case n > 16:
 		return bytes.IndexByte(p, '\n') >= 0
 	case n >= 8:
-		x, y := binary.LittleEndian.Uint64(p)^nl, binary.LittleEndian.Uint64(p[n-8:])^nl
-		return ((x-lsb)&^x|(y-lsb)&^y)&high != 0
+		return swar.ZeroBytes(swar.Load64(p, 0)^nl)|swar.ZeroBytes(swar.Load64(p, n-8)^nl) != 0
 	case n >= 4:
-		x := uint64(binary.LittleEndian.Uint32(p))<<32 | uint64(binary.LittleEndian.Uint32(p[n-4:]))
-		x ^= nl
-		return (x-lsb)&^x&high != 0
+		return swar.ZeroBytes(swar.Short(p)^nl) != 0
 	}
 	for _, c := range p {
 		if c == '\n' {
@@ -269,12 +268,6 @@ func hasNewline(p []byte) bool {
 	}
 	return false
 }
-
-// Bytes of a word, for tests of its bytes.
-const (
-	lsb  = 0x0101010101010101
-	high = 0x8080808080808080
-)
 
 // text is Text's long way.
 func (g *Guard) text(p []byte, prev uint32) int {
