@@ -200,7 +200,7 @@ func eqFree(p []byte) bool {
 	case len(p) > 8:
 		return false
 	case len(p) >= 4:
-		return swar.ZeroBytes(swar.Short(p)^swar.Splat('=')) == 0
+		return swar.ZeroBytes(swar.Short(p)^('='*swar.Ones)) == 0
 	}
 	for _, c := range p {
 		if c == '=' {

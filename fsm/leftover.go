@@ -95,7 +95,7 @@ func (s *leftSink) Text(b []byte) {
 // newline; it is looked at in line, four to eight bytes as one word.
 func inLine(b []byte) bool {
 	if len(b) >= 4 && len(b) <= 8 {
-		return swar.ZeroBytes(swar.Short(b)^swar.Splat('\n')) == 0
+		return swar.ZeroBytes(swar.Short(b)^('\n'*swar.Ones)) == 0
 	}
 	if len(b) > 16 {
 		return false

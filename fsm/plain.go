@@ -68,7 +68,7 @@ func (m *Machine) WritePlain(p []byte) (held []byte, n int, ok bool) {
 	if short {
 		w = swar.Short(p)
 	}
-	if s := m.hdrSink; s != nil && (len(s.held) > 0 || (!short || swar.ZeroBytes(w^swar.Splat('=')) != 0) && s.mayHold(p)) {
+	if s := m.hdrSink; s != nil && (len(s.held) > 0 || (!short || swar.ZeroBytes(w^('='*swar.Ones)) != 0) && s.mayHold(p)) {
 		return nil, 0, false // a plain-text harmony header (harmonytext.go; a short chunk without '=' is let through here, eqFree tests the others)
 	}
 	stop := !short || mayStop(w) // for a short chunk: it holds a stop byte
@@ -272,9 +272,9 @@ func (m *Machine) flushWord() {
 
 // mayStop reports whether one of the eight bytes of w is in plainStop.
 func mayStop(w uint64) bool {
-	a := w &^ swar.Splat(0x20) // '*' as '\n', '{' as '['
-	b := w &^ swar.Splat(0x02) // '>' as '<'
-	return swar.ZeroBytes(a^swar.Splat('\n'))|swar.ZeroBytes(a^swar.Splat('['))|swar.ZeroBytes(b^swar.Splat('<'))|swar.ZeroBytes(w^swar.Splat('`')) != 0
+	a := w &^ (0x20 * swar.Ones) // '*' as '\n', '{' as '['
+	b := w &^ (0x02 * swar.Ones) // '>' as '<'
+	return swar.ZeroBytes(a^('\n'*swar.Ones))|swar.ZeroBytes(a^('['*swar.Ones))|swar.ZeroBytes(b^('<'*swar.Ones))|swar.ZeroBytes(w^('`'*swar.Ones)) != 0
 }
 
 // nextStop returns the index of the first byte of plainStop in p at or

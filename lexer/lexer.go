@@ -209,8 +209,9 @@ var triggers = [256]bool{'<': true, '[': true, '`': true}
 // or len(p): eight bytes at a time, then a table look-up per byte.
 func nextTrigger(p []byte, i int) int {
 	for ; i+8 <= len(p); i += 8 {
-		w := swar.Load64(p, i)
-		if swar.ZeroBytes(w^swar.Splat('<'))|swar.ZeroBytes(w^swar.Splat('['))|swar.ZeroBytes(w^swar.Splat('`')) != 0 { // a byte of w is a trigger
+		w := binary.LittleEndian.Uint64(p[i:])
+		a, b, c := w^('<'*swar.Ones), w^('['*swar.Ones), w^('`'*swar.Ones)
+		if ((a-swar.Ones)&^a|(b-swar.Ones)&^b|(c-swar.Ones)&^c)&swar.Highs != 0 { // swar.ZeroBytes of each, one mask: a byte of w is a trigger
 			break
 		}
 	}

@@ -55,7 +55,7 @@ func appendLines[T string | []byte](dst []byte, prefix string, s T) []byte {
 // JSON, seldom has one), then finds the byte.
 func nextEOL[T string | []byte](s T, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if x := swar.Load64(s, i); swar.ZeroBytes(x^swar.Splat('\n'))|swar.ZeroBytes(x^swar.Splat('\r')) != 0 {
+		if x := swar.Load64(s, i); swar.ZeroBytes(x^('\n'*swar.Ones))|swar.ZeroBytes(x^('\r'*swar.Ones)) != 0 {
 			break
 		}
 	}

@@ -204,7 +204,7 @@ func SkipPlain(b []byte, i int) int {
 // 0x80. Bits above the lowest one set may be false matches (borrows), so
 // the lowest one marks the first such byte exactly.
 func specialBytes(x uint64, ascii bool) uint64 {
-	t := swar.ZeroBytes(x^swar.Splat('"')) | swar.ZeroBytes(x^swar.Splat('\\')) | (x-swar.Splat(0x20))&^x&swar.Highs
+	t := swar.ZeroBytes(x^('"'*swar.Ones)) | swar.ZeroBytes(x^('\\'*swar.Ones)) | (x-(0x20*swar.Ones))&^x&swar.Highs
 	if ascii {
 		t |= x & swar.Highs
 	}

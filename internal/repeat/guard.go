@@ -252,7 +252,7 @@ func (g *Guard) hashed(p []byte) bool {
 // inline, as two words (overlapping) or two halves of one: a newline is a
 // zero byte after an xor.
 func hasNewline(p []byte) bool {
-	nl := swar.Splat('\n')
+	const nl = '\n' * swar.Ones
 	switch n := len(p); {
 	case n > 16:
 		return bytes.IndexByte(p, '\n') >= 0

@@ -23,7 +23,7 @@ func TestZeroBytes(t *testing.T) {
 				if pos < 8 {
 					w[pos] = c
 				}
-				m := ZeroBytes(Load64(w[:], 0) ^ Splat(c))
+				m := ZeroBytes(Load64(w[:], 0) ^ uint64(c)*Ones)
 				if pos == 8 {
 					assert.Zero(t, m, "%q in %q", c, w)
 					continue
