@@ -98,10 +98,12 @@ bench-all:
 bench-peers:
 	cd bench/peers && $(GO) test -run '^$$' -bench . -benchtime $(PEERS_BENCHTIME) -timeout 30m . | $(GO) run ./cmd/table
 
-# Runs every fuzz target of ./fuzz and ./fsm (the short paths against the
-# long way), and of module fuzz/sseoracle (the SSE
+# Runs every fuzz target of the main module (./fuzz; ./fsm, the short paths
+# against the long way; the argument scanners, the JSON index, the typing
+# of values, the OpenAI chunk shapes) and of module fuzz/sseoracle (the SSE
 # decoder against an independent decoder), for FUZZTIME each (fuzz/run.sh).
 fuzz:
 	GO=$(GO) bash fuzz/run.sh . ./fuzz $(FUZZTIME)
 	GO=$(GO) bash fuzz/run.sh . ./fsm $(FUZZTIME)
+	for p in ./fsm/loosejson ./fsm/pyscan ./internal/jsonspan ./internal/schema ./chat; do GO=$(GO) bash fuzz/run.sh . $$p $(FUZZTIME) || exit 1; done
 	GO=$(GO) bash fuzz/run.sh fuzz/sseoracle . $(FUZZTIME) "sseoracle "
