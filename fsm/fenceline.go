@@ -37,6 +37,6 @@ func (m *Machine) fenceLineLead(held []byte) bool {
 	if m.code != codeFence || m.fence.line != oneLine || len(held) == 0 || held[0] != '`' {
 		return false
 	}
-	n, done := leadLine(held)
+	n, done := leadPrefix(held) // leftover.go
 	return n == len(held) && !done && isSpace(held[n-1])
 }

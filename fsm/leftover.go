@@ -207,8 +207,7 @@ func (s *leftSink) endWait() {
 // takes reports whether the held bytes are a whole lead for the call that
 // comes now: a fence line only for a call read from the fence's body.
 func (s *leftSink) takes() bool {
-	_, whole := leadShape(s.held)
-	whole = whole || s.m.fenceLineLead(s.held) // fenceline.go
+	whole := wholeLead(s.held) || s.m.fenceLineLead(s.held) // fenceline.go
 	return whole && len(s.held) > 0 && (s.held[0] == '`') == (s.m.code == codeFence)
 }
 
@@ -336,21 +335,17 @@ func (s *leftSink) JSONArgPrefix(key, body []byte) {
 // leadByte reports whether a line that starts with c may be a lead.
 func leadByte(c byte) bool { return c == '`' || c == '<' || c == '[' }
 
-// leadShape reports whether h may still become a lead (ok) and whether it
-// is one (whole): its line ended, and only whitespace followed.
-func leadShape(h []byte) (ok, whole bool) {
+// wholeLead reports whether h is a whole lead: its line ended, and only
+// whitespace followed.
+func wholeLead(h []byte) bool {
 	n, done := leadPrefix(h)
-	if !done {
-		return n == len(h), false
-	}
-	ok = isBlank(h[n:])
-	return ok, ok
+	return done && isBlank(h[n:])
 }
 
-// leadFit returns how many bytes at the start of h may still become a lead:
-// leadShape(h[:k]) is ok for every k up to it and for none above (a byte
-// that cannot belong to a lead makes no longer text one), so one look
-// finds where held text stops being one.
+// leadFit returns how many bytes at the start of h may still become a
+// lead: every prefix of h up to it may, and none longer (a byte that
+// cannot belong to a lead makes no longer text one), so one look finds
+// where held text stops being one.
 func leadFit(h []byte) int {
 	n, done := leadPrefix(h)
 	if done {
@@ -359,17 +354,6 @@ func leadFit(h []byte) int {
 		}
 	}
 	return n
-}
-
-// leadLine reads the lead's own line at the start of h: the bytes up to
-// and with its line end, and whether that came (done); n < 0 when h
-// cannot be the start of a lead.
-func leadLine(h []byte) (n int, done bool) {
-	n, done = leadPrefix(h)
-	if !done && n < len(h) {
-		return -1, false
-	}
-	return n, done
 }
 
 // leadPrefix reads the lead's own line at the start of h: the bytes up

@@ -43,9 +43,9 @@ func TestLeadFit(t *testing.T) {
 	}
 }
 
-// TestLeadFitPrefixes: leadShape is ok for every prefix of h up to
-// leadFit(h) and for none longer, on random text made of the bytes leads
-// are made of.
+// TestLeadFitPrefixes: every prefix of h up to leadFit(h) may still
+// become a lead (mayBeLead) and none longer, on random text made of the
+// bytes leads are made of.
 func TestLeadFitPrefixes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 9))
 	const alphabet = "```<<[[>]]aZ_9-  \t\r\n\nx."
@@ -59,10 +59,17 @@ func TestLeadFitPrefixes(t *testing.T) {
 		}
 		fit := leadFit(h)
 		for k := 0; k <= len(h); k++ {
-			ok, _ := leadShape(h[:k])
+			ok := mayBeLead(h[:k])
 			if ok != (k <= fit) {
-				t.Fatalf("%q: leadFit %d, leadShape of %d bytes ok=%v", h, fit, k, ok)
+				t.Fatalf("%q: leadFit %d, mayBeLead of %d bytes %v", h, fit, k, ok)
 			}
 		}
 	}
+}
+
+// mayBeLead reports whether h may still become a lead, read on its own:
+// a lead's line so far, or a whole lead.
+func mayBeLead(h []byte) bool {
+	n, done := leadPrefix(h)
+	return !done && n == len(h) || wholeLead(h)
 }

@@ -108,13 +108,11 @@ func markPrefix(b []byte) bool {
 // where the same line in one chunk was text, and a marker the end cuts
 // short after it was text one way, dropped the other.
 func (m *Machine) markPrefixSoFar(b []byte) bool {
-	var line [16]byte
-	if len(m.buf)+len(b) > len(line) {
+	if len(m.buf)+len(b) > 16 {
 		return true // markPrefix held the first 16 bytes
 	}
-	n := copy(line[:], m.buf)
-	n += copy(line[n:], b)
-	return markPrefix(line[:lexer.CompleteUTF8(line[:n])]) // a bar cut short is read whole
+	line := m.heldLine(b)
+	return markPrefix(line[:lexer.CompleteUTF8(line)]) // a bar cut short is read whole
 }
 
 // bareFromMark turns a marker line's probe whose line, m.buf then seen,
